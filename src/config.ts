@@ -1,0 +1,63 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** Every setting the service reads from its environment, with its default. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port the service listens on' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the service listens on' }),
+  MONGODB_URL: Type.Optional(Type.String({
+    pattern: '^mongodb(\\+srv)?://',
+    description: 'MongoDB connection string; when absent the embedded FerretDB is started'
+  })),
+  JWT_SECRET: Type.Optional(Type.String({
+    minLength: 32,
+    description: 'secret that signs tokens (at least 32 characters); the embedded default keeps one in DATA_DIR'
+  })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'folder of the embedded database and its token secret' }),
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+// Secrets are described by their length only: a start-up message must not print them.
+function describeGiven (name: string, value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (name === 'JWT_SECRET') return `a secret of ${String(value).length} characters`
+  if (name === 'MONGODB_URL') return JSON.stringify(String(value).replace(/^([a-z+]*:\/*)[^@]*@/i, '$1***@'))
+  return JSON.stringify(value)
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Reads the configuration once, at start-up. A wrong value stops the service
+ * with a message naming the variable, rather than failing later at first use.
+ */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  // Convert would truncate "80.5" to 80; an integer setting must be written as one
+  if (typeof raw.PORT === 'string' && !/^[0-9]+$/.test(raw.PORT)) {
+    throw new ConfigError(`invalid configuration:\n  PORT: ${ConfigSchema.properties.PORT.description ?? ''} (expected a whole number; got ${JSON.stringify(raw.PORT)})`)
+  }
+  const candidate = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const problems = [...Value.Errors(ConfigSchema, candidate)]
+    .map((error) => {
+      const name = error.path.replace(/^\//, '')
+      const expected = Array.isArray(error.schema.anyOf)
+        ? `expected one of ${error.schema.anyOf.map((member: { const: string }) => member.const).join(', ')}`
+        : error.message
+      return `${name}: ${error.schema.description ?? ''} (${expected}; got ${describeGiven(name, raw[name])})`
+    })
+  if (problems.length > 0) {
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  return candidate as Config
+}

@@ -1,0 +1,57 @@
+import fp from 'fastify-plugin'
+import { MongoClient, type Db } from 'mongodb'
+import { ensureIndexes } from '../repositories/indexes.js'
+import { usersRepository, type UsersRepository } from '../repositories/users.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db
+    repositories: Repositories
+    /** true when the database answers a ping within `timeoutMs` */
+    databaseIsReady: (timeoutMs?: number) => Promise<boolean>
+  }
+}
+
+export interface Repositories {
+  users: UsersRepository
+}
+
+export interface DatabaseOptions {
+  /** mongodb:// URL; its path names the database (default `flashcards`) */
+  url: string
+}
+
+const DEFAULT_DATABASE = 'flashcards'
+
+/** The database named in the URL's path (`mongodb://host/name?options`), or the default. */
+export function databaseName (url: string): string {
+  const path = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(url)?.[1]
+  return path === undefined || path === '' ? DEFAULT_DATABASE : decodeURIComponent(path)
+}
+
+export default fp<DatabaseOptions>(async function database (app, options) {
+  const client = new MongoClient(options.url, {
+    // a stopped database should turn into a quick error, not a hanging request
+    serverSelectionTimeoutMS: 3000,
+    connectTimeoutMS: 3000,
+    appName: 'flashcard-service'
+  })
+  await client.connect()
+  app.addHook('onClose', async () => { await client.close() })
+
+  const db = client.db(databaseName(options.url))
+  await ensureIndexes(db)
+
+  app.decorate('db', db)
+  app.decorate('repositories', {
+    users: usersRepository(db)
+  })
+  app.decorate('databaseIsReady', async (timeoutMs = 1000) => {
+    try {
+      await db.command({ ping: 1 }, { timeoutMS: timeoutMs })
+      return true
+    } catch {
+      return false
+    }
+  })
+}, { name: 'database' })

@@ -1,0 +1,63 @@
+import { MongoServerError, type Db } from 'mongodb'
+
+export interface UserSettings {
+  displayName: string
+  timezone: string
+  dayStartHour: number
+  newCardsPerDay: number
+  reviewsPerDay: number
+  desiredRetention: number
+}
+
+export interface UserDocument extends UserSettings {
+  _id: string
+  /** normalised (trimmed, lower case): the unique index makes emails case-insensitive */
+  email: string
+  passwordHash: string
+  totalXp: number
+  createdAt: Date
+}
+
+export const DEFAULT_SETTINGS: Omit<UserSettings, 'displayName'> = {
+  timezone: 'UTC',
+  dayStartHour: 4,
+  newCardsPerDay: 20,
+  reviewsPerDay: 200,
+  desiredRetention: 0.9
+}
+
+export function normaliseEmail (email: string): string {
+  return email.trim().toLowerCase()
+}
+
+export class EmailTakenError extends Error {
+  override name = 'EmailTakenError'
+}
+
+export function isDuplicateKey (error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 11000
+}
+
+export function usersRepository (db: Db) {
+  const users = db.collection<UserDocument>('users')
+  return {
+    async insert (user: UserDocument): Promise<void> {
+      try {
+        await users.insertOne(user)
+      } catch (error) {
+        if (isDuplicateKey(error)) throw new EmailTakenError(user.email)
+        throw error
+      }
+    },
+
+    findByEmail (email: string): Promise<UserDocument | null> {
+      return users.findOne({ email: normaliseEmail(email) })
+    },
+
+    findById (userID: string): Promise<UserDocument | null> {
+      return users.findOne({ _id: userID })
+    }
+  }
+}
+
+export type UsersRepository = ReturnType<typeof usersRepository>

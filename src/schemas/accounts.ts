@@ -1,0 +1,44 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js'
+import { JwtToken } from './common.js'
+
+const Email = Type.String({
+  minLength: 3,
+  maxLength: 254,
+  pattern: '^\\s*[^\\s@]+@[^\\s@]+\\s*$',
+  description: 'email address, case-insensitive'
+})
+
+export const RegisterBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, description: `at least ${MIN_PASSWORD_LENGTH} characters` }),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Paris (default UTC)' }))
+}, { additionalProperties: false })
+export type RegisterBody = Static<typeof RegisterBody>
+
+export const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 })
+}, { additionalProperties: false })
+export type LoginBody = Static<typeof LoginBody>
+
+export const Session = Type.Object({
+  userID: Type.String(),
+  jwtToken: Type.String()
+})
+
+export const TokenBody = Type.Object({ jwtToken: JwtToken })
+
+export const UserProfile = Type.Object({
+  userID: Type.String(),
+  email: Type.String(),
+  displayName: Type.String(),
+  timezone: Type.String(),
+  dayStartHour: Type.String(),
+  newCardsPerDay: Type.String(),
+  reviewsPerDay: Type.String(),
+  desiredRetention: Type.String(),
+  total_xp: Type.String(),
+  createdAt: Type.String({ description: 'ISO-8601 UTC instant' })
+})

@@ -1,0 +1,23 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+
+export const ErrorResponse = Type.Object({
+  error: Type.String({ description: 'what went wrong and how to fix it' }),
+  requestId: Type.Optional(Type.String({ description: 'quote it when reporting an internal error' }))
+}, { $id: 'ErrorResponse', description: 'error' })
+
+export const JwtToken = Type.String({ maxLength: 4096, description: 'token from register or login' })
+
+export const Id = Type.String({ pattern: '^[0-9]{30,64}$', description: 'identifier: a long string of decimal digits' })
+
+/** A count accepted as a JSON integer or a digit string (`20` or `"20"`); Ajv coerces strings. */
+export function Count (options: { minimum?: number, maximum?: number, description?: string } = {}): TSchema {
+  return Type.Integer({ minimum: 0, ...options })
+}
+
+/** the error statuses an authenticated operation can answer */
+export const authenticatedErrors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  500: ErrorResponse,
+  503: ErrorResponse
+}

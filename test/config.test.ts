@@ -1,0 +1,52 @@
+import { test } from 'tap'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+test('defaults apply when the environment says nothing', async (t) => {
+  t.same(loadConfig({}), { PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info' })
+})
+
+test('values are read and converted', async (t) => {
+  const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', MONGODB_URL: 'mongodb://db:27017/cards', LOG_LEVEL: 'debug', JWT_SECRET: 'x'.repeat(32) })
+  t.equal(config.PORT, 8080)
+  t.equal(config.HOST, '0.0.0.0')
+  t.equal(config.MONGODB_URL, 'mongodb://db:27017/cards')
+  t.equal(config.LOG_LEVEL, 'debug')
+})
+
+test('an empty variable counts as unset', async (t) => {
+  t.equal(loadConfig({ PORT: '' }).PORT, 3000)
+})
+
+test('a wrong value stops start-up with a message naming the variable', async (t) => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ PORT: '80.5' }, /PORT/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL.*expected one of fatal, error, warn, info, debug, trace, silent/],
+    [{ MONGODB_URL: 'http://localhost:27017' }, /MONGODB_URL/],
+    [{ JWT_SECRET: 'too-short' }, /JWT_SECRET/]
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))
+  }
+})
+
+test('a rejected secret is not printed', async (t) => {
+  try {
+    loadConfig({ JWT_SECRET: 'hunter2-secret' })
+    t.fail('should have thrown')
+  } catch (error) {
+    t.ok(error instanceof ConfigError)
+    t.notMatch((error as Error).message, /hunter2/)
+    t.match((error as Error).message, /14 characters/)
+  }
+})
+
+test('credentials in a rejected database URL are not printed', async (t) => {
+  t.throws(() => loadConfig({ MONGODB_URL: 'postgres://admin:s3cret@db/x' }), { message: /MONGODB_URL/ })
+  try {
+    loadConfig({ MONGODB_URL: 'mongodb:/admin:s3cret@db/x' })
+  } catch (error) {
+    t.notMatch((error as Error).message, /s3cret/)
+  }
+})

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto'
+import { basename } from 'node:path'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildApp, type AppConfig } from '../../src/app.js'
+
+export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789'
+
+/** The URL of the run's database server, with a database of this test file's own. */
+export function testDatabaseUrl (testFile: string): string {
+  const server = process.env.MONGODB_URL
+  if (server === undefined || server === '') {
+    throw new Error('MONGODB_URL is not set: run the tests with `npm test`, which starts the embedded database')
+  }
+  const name = `test_${basename(testFile).replace(/\W+/g, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]*)\/?([^?]*)(\?.*)?$/.exec(server)
+  if (match === null) throw new Error(`MONGODB_URL is not a mongodb:// URL: ${server}`)
+  return `${match[1] ?? ''}/${name}${match[3] ?? ''}`
+}
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+/** A fresh app on its own database, dropped when the test ends. */
+export async function buildTestApp (t: Teardown, testFile: string, overrides: Partial<AppConfig> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({
+    mongodbUrl: testDatabaseUrl(testFile),
+    jwtSecret: TEST_SECRET,
+    ...overrides
+  })
+  await app.ready()
+  t.teardown(async () => {
+    await app.db.dropDatabase().catch(() => {})
+    await app.close()
+  })
+  return app
+}
+
+export async function post (app: FastifyInstance, operation: string, body: unknown): Promise<LightMyRequestResponse> {
+  return await app.inject({ method: 'POST', url: `/api/${operation}`, payload: body as object })
+}
+
+export interface TestUser { userID: string, jwtToken: string, email: string, password: string }
+
+let userCounter = 0
+
+export async function registerUser (app: FastifyInstance, fields: Record<string, unknown> = {}): Promise<TestUser> {
+  userCounter += 1
+  const email = `learner${userCounter}-${randomBytes(3).toString('hex')}@example.com`
+  const password = 'correct horse battery'
+  const response = await post(app, 'register', { email, password, ...fields })
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`)
+  return { ...(response.json() as { userID: string, jwtToken: string }), email, password, ...fields }
+}
