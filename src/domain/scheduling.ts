@@ -1,0 +1,139 @@
+import { fsrs, generatorParameters, Rating as FsrsRating, type Card, type FSRS, type Grade, type State } from 'ts-fsrs'
+
+/** The four answers a user can give after seeing the back of a card. */
+export type Rating = 'again' | 'hard' | 'good' | 'easy'
+export const RATINGS: readonly Rating[] = Object.freeze(['again', 'hard', 'good', 'easy'])
+
+export function isRating (value: unknown): value is Rating {
+  return typeof value === 'string' && (RATINGS as readonly string[]).includes(value)
+}
+
+/** Card states, numbered as ts-fsrs numbers them so stored values mean the same thing there. */
+export const CardState = Object.freeze({ New: 0, Learning: 1, Review: 2, Relearning: 3 } as const)
+export type CardState = typeof CardState[keyof typeof CardState]
+
+/** Where a card stands in its spaced-repetition life: what the database stores for it. */
+export interface CardSchedule {
+  state: CardState
+  due: Date
+  stability: number
+  difficulty: number
+  elapsedDays: number
+  scheduledDays: number
+  learningSteps: number
+  reps: number
+  lapses: number
+  lastReview: Date | null
+}
+
+export const XP_PER_REVIEW = 10
+export const DEFAULT_DESIRED_RETENTION = 0.9
+
+const GRADES: Readonly<Record<Rating, Grade>> = {
+  again: FsrsRating.Again,
+  hard: FsrsRating.Hard,
+  good: FsrsRating.Good,
+  easy: FsrsRating.Easy
+}
+
+// Building a scheduler derives its parameters every time; users pick from a handful of
+// retention values, so one scheduler per value serves every review
+const schedulers = new Map<number, FSRS>()
+
+function schedulerFor (desiredRetention: number): FSRS {
+  let scheduler = schedulers.get(desiredRetention)
+  if (scheduler === undefined) {
+    if (!(desiredRetention > 0 && desiredRetention < 1)) {
+      throw new RangeError(`desired retention must lie between 0 and 1, got ${desiredRetention}`)
+    }
+    // No fuzz: the same review history must give the same due date, so undo and retries
+    // land where the first answer did
+    scheduler = fsrs(generatorParameters({ request_retention: desiredRetention, enable_fuzz: false }))
+    schedulers.set(desiredRetention, scheduler)
+  }
+  return scheduler
+}
+
+/** A card nobody has studied yet: new, and due at once. */
+export function newSchedule (now: Date): CardSchedule {
+  return {
+    state: CardState.New,
+    due: new Date(now.getTime()),
+    stability: 0,
+    difficulty: 0,
+    elapsedDays: 0,
+    scheduledDays: 0,
+    learningSteps: 0,
+    reps: 0,
+    lapses: 0,
+    lastReview: null
+  }
+}
+
+function toFsrsCard (schedule: CardSchedule): Card {
+  const card: Card = {
+    due: schedule.due,
+    stability: schedule.stability,
+    difficulty: schedule.difficulty,
+    elapsed_days: schedule.elapsedDays,
+    scheduled_days: schedule.scheduledDays,
+    learning_steps: schedule.learningSteps,
+    reps: schedule.reps,
+    lapses: schedule.lapses,
+    state: schedule.state as State
+  }
+  if (schedule.lastReview !== null) card.last_review = schedule.lastReview
+  return card
+}
+
+function fromFsrsCard (card: Card): CardSchedule {
+  return {
+    state: card.state as CardState,
+    due: card.due,
+    stability: card.stability,
+    difficulty: card.difficulty,
+    elapsedDays: card.elapsed_days,
+    scheduledDays: card.scheduled_days,
+    learningSteps: card.learning_steps,
+    reps: card.reps,
+    lapses: card.lapses,
+    lastReview: card.last_review ?? null
+  }
+}
+
+/** The card's schedule after the user answers `rating` at `now`. */
+export function scheduleReview (
+  schedule: CardSchedule,
+  rating: Rating,
+  now: Date,
+  options: { desiredRetention: number }
+): CardSchedule {
+  const grade = GRADES[rating]
+  if (grade === undefined) throw new RangeError(`unknown rating: ${JSON.stringify(rating)}`)
+  const { card } = schedulerFor(options.desiredRetention).next(toFsrsCard(schedule), now, grade)
+  return fromFsrsCard(card)
+}
+
+export function isNewCard (schedule: CardSchedule): boolean {
+  return schedule.state === CardState.New
+}
+
+/**
+ * The card's review_status on the wire, always one decimal place: '0.0' never reviewed,
+ * '0.N' in (re)learning at step N (1-9), 'D.0' in review with an interval of D days.
+ * The spec shows only the shape; this reading lets a client sort and colour cards by it.
+ */
+export function reviewStatus (schedule: CardSchedule): string {
+  switch (schedule.state) {
+    case CardState.Learning:
+    case CardState.Relearning: {
+      const steps = Number.isFinite(schedule.learningSteps) ? Math.trunc(schedule.learningSteps) : 0
+      const step = Math.min(9, Math.max(1, steps + 1))
+      return `0.${step}`
+    }
+    case CardState.Review:
+      return `${Number.isFinite(schedule.scheduledDays) ? Math.max(1, Math.round(schedule.scheduledDays)) : 1}.0`
+    default:
+      return '0.0'
+  }
+}

@@ -1,0 +1,220 @@
+import { test } from 'tap'
+import { buildTree, type CardLeaf, type FlashcardNode, type FolderNode } from '../../src/domain/library-tree.js'
+
+// Ids look like the real ones: long strings of digits
+function id (n: number): string {
+  return '9' + String(n).padStart(38, '0')
+}
+
+function folder (n: number, name: string, parent: number | null): FolderNode {
+  return { id: id(n), parentID: parent === null ? null : id(parent), name }
+}
+
+function flashcard (n: number, name: string, folderNumber: number): FlashcardNode {
+  return { id: id(n), folderID: id(folderNumber), name }
+}
+
+function card (n: number, flashcardNumber: number, status = '0.0'): CardLeaf {
+  return { id: id(n), flashcardID: id(flashcardNumber), last_review: '01/03/2026', review_status: status }
+}
+
+interface JsonObject { [key: string]: string | JsonObject }
+
+// What a client receives: the tree after a trip through JSON
+function json (value: unknown): JsonObject {
+  return JSON.parse(JSON.stringify(value)) as JsonObject
+}
+
+function dig (tree: JsonObject, ...path: string[]): JsonObject {
+  let current: string | JsonObject = tree
+  for (const key of path) {
+    const next: string | JsonObject | undefined = typeof current === 'object' && Object.hasOwn(current, key) ? current[key] : undefined
+    if (next === undefined || typeof next !== 'object') throw new Error(`no object at ${path.join(' > ')}`)
+    current = next
+  }
+  return current as JsonObject
+}
+
+test('a flashcard one folder down', async t => {
+  const tree = buildTree(
+    [folder(1, 'Languages', null)],
+    [flashcard(10, 'Spanish verbs', 1)],
+    [card(100, 10, '0.0'), card(101, 10, '3.0')]
+  )
+  t.same(json(tree), {
+    Languages: {
+      'Spanish verbs': {
+        cards: {
+          [id(100)]: { last_review: '01/03/2026', review_status: '0.0' },
+          [id(101)]: { last_review: '01/03/2026', review_status: '3.0' }
+        },
+        flashcardID: id(10),
+        flashcardName: 'Spanish verbs'
+      }
+    }
+  })
+})
+
+test('a flashcard three folders down', async t => {
+  const tree = buildTree(
+    [folder(1, 'Science', null), folder(2, 'Biology', 1), folder(3, 'Cells', 2)],
+    [flashcard(10, 'Organelles', 3)],
+    [card(100, 10, '0.2')]
+  )
+  t.same(json(tree), {
+    Science: {
+      Biology: {
+        Cells: {
+          Organelles: {
+            cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.2' } },
+            flashcardID: id(10),
+            flashcardName: 'Organelles'
+          }
+        }
+      }
+    }
+  })
+})
+
+test('a flashcard has exactly cards, flashcardID and flashcardName', async t => {
+  const tree = json(buildTree([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], [card(100, 10)]))
+  const deck = dig(tree, 'F', 'Deck')
+  t.same(Object.keys(deck).sort(), ['cards', 'flashcardID', 'flashcardName'])
+  t.same(Object.keys(dig(deck, 'cards', id(100))).sort(), ['last_review', 'review_status'])
+  t.type(deck.flashcardID, 'string')
+  t.type(deck.flashcardName, 'string')
+})
+
+const library = {
+  folders: [
+    folder(1, 'Languages', null),
+    folder(2, 'Spanish', 1),
+    folder(3, 'French', 1),
+    folder(4, 'Empty', null),
+    folder(5, 'Deep', 4)
+  ],
+  flashcards: [
+    flashcard(10, 'Verbs', 2),
+    flashcard(11, 'Nouns', 2),
+    flashcard(12, 'Colours', 3)
+  ]
+}
+
+test('today\'s tree holds only the branches that lead to a card', async t => {
+  const tree = buildTree(library.folders, library.flashcards, [card(100, 10)])
+  t.same(json(tree), {
+    Languages: {
+      Spanish: {
+        Verbs: {
+          cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } },
+          flashcardID: id(10),
+          flashcardName: 'Verbs'
+        }
+      }
+    }
+  }, 'French, Nouns, Empty and Deep are left out')
+})
+
+test('nothing due gives an empty object', async t => {
+  t.equal(JSON.stringify(buildTree(library.folders, library.flashcards, [])), '{}')
+  t.equal(JSON.stringify(buildTree([], [], [])), '{}')
+})
+
+test('the whole library keeps empty folders and flashcards', async t => {
+  const tree = buildTree(library.folders, library.flashcards, [card(100, 10)], { includeEmpty: true })
+  t.same(json(tree), {
+    Empty: { Deep: {} },
+    Languages: {
+      French: {
+        Colours: { cards: {}, flashcardID: id(12), flashcardName: 'Colours' }
+      },
+      Spanish: {
+        Nouns: { cards: {}, flashcardID: id(11), flashcardName: 'Nouns' },
+        Verbs: {
+          cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } },
+          flashcardID: id(10),
+          flashcardName: 'Verbs'
+        }
+      }
+    }
+  })
+})
+
+test('names that mean something to JavaScript come back as plain keys', async t => {
+  const hostile = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'a.b', '$x', '$where', 'x/y', 'cards', 'flashcardID', 'prototype']
+  const folders = hostile.map((name, i) => folder(i + 1, name, null))
+  const flashcards = hostile.map((name, i) => flashcard(100 + i, name, i + 1))
+  const cards = hostile.map((_, i) => card(1000 + i, 100 + i))
+  const tree = buildTree(folders, flashcards, cards)
+
+  const roundTrip = JSON.parse(JSON.stringify(tree))
+  t.same(Object.keys(roundTrip).sort(), [...hostile].sort(), 'every name is an own key of the top level')
+  for (const [i, name] of hostile.entries()) {
+    t.ok(Object.hasOwn(roundTrip, name), `${name} is an own key`)
+    const folderObject = roundTrip[name]
+    t.same(Object.keys(folderObject), [name], `${name} holds its flashcard`)
+    t.equal(folderObject[name].flashcardName, name)
+    t.equal(folderObject[name].flashcardID, id(100 + i))
+  }
+  t.equal(Object.getPrototypeOf(roundTrip), Object.prototype, 'JSON.parse made __proto__ an own key, not the prototype')
+  t.equal(({} as Record<string, unknown>).flashcardID, undefined, 'Object.prototype untouched')
+  t.equal(typeof ({}).toString, 'function')
+  t.ok(JSON.stringify(tree).includes('"__proto__":{"__proto__":{"cards"'), '__proto__ serialised as a member')
+})
+
+test('folders and flashcards that cannot be placed are skipped', async t => {
+  const folders = [
+    folder(1, 'Home', null),
+    folder(2, 'Orphan', 999), // parent does not exist
+    folder(3, 'Loop A', 4),
+    folder(4, 'Loop B', 3), // 3 -> 4 -> 3
+    folder(5, 'Self', 5),
+    folder(6, 'Under loop', 3)
+  ]
+  const flashcards = [
+    flashcard(10, 'Kept', 1),
+    flashcard(11, 'In orphan', 2),
+    flashcard(12, 'In loop', 4),
+    flashcard(13, 'In self', 5),
+    flashcard(14, 'Under loop', 6),
+    flashcard(15, 'No folder', 998)
+  ]
+  const cards = [10, 11, 12, 13, 14, 15].map(n => card(n * 10, n)).concat(card(5000, 777))
+  const expected = {
+    Home: {
+      Kept: { cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } }, flashcardID: id(10), flashcardName: 'Kept' }
+    }
+  }
+  t.same(json(buildTree(folders, flashcards, cards)), expected)
+  t.same(json(buildTree(folders, flashcards, cards, { includeEmpty: true })), expected)
+})
+
+test('members are ordered by name, the same on every machine', async t => {
+  const names = ['b', 'B', 'é', 'a', 'Z', 'e']
+  const folders = [folder(1, 'Top', null)]
+  const flashcards = names.map((name, i) => flashcard(10 + i, name, 1))
+  const cards = names.map((_, i) => card(100 + i, 10 + i))
+  const tree = json(buildTree(folders, flashcards, cards))
+  t.same(Object.keys(dig(tree, 'Top')), ['B', 'Z', 'a', 'b', 'e', 'é'], 'UTF-16 code unit order')
+
+  // JavaScript puts array-index keys first, in numeric order, and JSON follows it
+  const years = buildTree([folder(1, 'Years', null)], ['2024', 'notes', '10'].map((name, i) => flashcard(10 + i, name, 1)),
+    [card(100, 10), card(101, 11), card(102, 12)])
+  t.same(Object.keys(dig(json(years), 'Years')), ['10', '2024', 'notes'])
+})
+
+test('cards keep the order they were given in', async t => {
+  const cards = [card(300, 10), card(100, 10), card(200, 10)]
+  const tree = json(buildTree([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards))
+  t.same(Object.keys(dig(tree, 'F', 'Deck', 'cards')), [id(300), id(100), id(200)])
+})
+
+test('a folder and a flashcard sharing a name do not overwrite each other silently', async t => {
+  const tree = json(buildTree(
+    [folder(1, 'Top', null), folder(2, 'Same', 1)],
+    [flashcard(10, 'Same', 1), flashcard(11, 'Inner', 2)],
+    [card(100, 10), card(101, 11)]
+  ))
+  t.same(Object.keys(dig(tree, 'Top')), ['Same'])
+  t.same(Object.keys(dig(tree, 'Top', 'Same')), ['Inner'], 'the folder keeps the name')
+})
