@@ -6,6 +6,9 @@ import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
+import library from './routes/library.js'
+import study from './routes/study.js'
+import goals from './routes/goals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -57,6 +60,9 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(health)
   await app.register(async (api) => {
     await api.register(accounts)
+    await api.register(library)
+    await api.register(study)
+    await api.register(goals)
   }, { prefix: '/api' })
 
   return app

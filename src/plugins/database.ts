@@ -2,6 +2,10 @@ import fp from 'fastify-plugin'
 import { MongoClient, type Db } from 'mongodb'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { usersRepository, type UsersRepository } from '../repositories/users.js'
+import { libraryRepository, type LibraryRepository } from '../repositories/library.js'
+import { cardsRepository, type CardsRepository } from '../repositories/cards.js'
+import { reviewsRepository, type ReviewsRepository } from '../repositories/reviews.js'
+import { goalsRepository, type GoalsRepository } from '../repositories/goals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,6 +18,10 @@ declare module 'fastify' {
 
 export interface Repositories {
   users: UsersRepository
+  library: LibraryRepository
+  cards: CardsRepository
+  reviews: ReviewsRepository
+  goals: GoalsRepository
 }
 
 export interface DatabaseOptions {
@@ -44,7 +52,11 @@ export default fp<DatabaseOptions>(async function database (app, options) {
 
   app.decorate('db', db)
   app.decorate('repositories', {
-    users: usersRepository(db)
+    users: usersRepository(db),
+    library: libraryRepository(db),
+    cards: cardsRepository(db),
+    reviews: reviewsRepository(db),
+    goals: goalsRepository(db)
   })
   app.decorate('databaseIsReady', async (timeoutMs = 1000) => {
     try {

@@ -46,6 +46,8 @@ function validationMessage (error: FastifyError): string {
       return `${where} is missing the field "${String(params.missingProperty)}"`
     case 'additionalProperties':
       return `${where} has an unknown field "${String(params.additionalProperty)}"`
+    case 'enum':
+      return `${where} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
     case 'type':
       return `${where} must be ${String(params.type)}`
     default:

@@ -7,6 +7,26 @@ import type { Db, IndexDescription } from 'mongodb'
 export const INDEXES: Record<string, IndexDescription[]> = {
   users: [
     { key: { email: 1 }, name: 'email_unique', unique: true }
+  ],
+  library: [
+    // names are unique among the folders and flashcards of one parent
+    { key: { userID: 1, parentID: 1, name: 1 }, name: 'user_parent_name', unique: true },
+    { key: { userID: 1, ancestors: 1 }, name: 'user_ancestors' },
+    { key: { userID: 1, kind: 1 }, name: 'user_kind' }
+  ],
+  cards: [
+    { key: { userID: 1, isNew: 1, due: 1 }, name: 'user_queue_due' },
+    { key: { userID: 1, isNew: 1, createdOrder: 1 }, name: 'user_queue_order' },
+    { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' }
+  ],
+  reviews: [
+    // a retried review (same reviewID) can only ever be stored once
+    { key: { userID: 1, reviewID: 1 }, name: 'user_reviewID_unique', unique: true },
+    { key: { userID: 1, reviewedAt: 1 }, name: 'user_reviewedAt' },
+    { key: { userID: 1, day: 1 }, name: 'user_day' }
+  ],
+  goals: [
+    { key: { userID: 1, createdAt: 1 }, name: 'user_created' }
   ]
 }
 

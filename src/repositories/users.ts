@@ -54,6 +54,17 @@ export function usersRepository (db: Db) {
       return users.findOne({ email: normaliseEmail(email) })
     },
 
+    /** Adds XP atomically and returns the new total. */
+    async addXp (userID: string, xp: number): Promise<number> {
+      const user = await users.findOneAndUpdate(
+        { _id: userID },
+        { $inc: { totalXp: xp } },
+        // no projection: FerretDB 1.24 does not implement one in findAndModify
+        { returnDocument: 'after' }
+      )
+      return user?.totalXp ?? 0
+    },
+
     findById (userID: string): Promise<UserDocument | null> {
       return users.findOne({ _id: userID })
     }

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox'
 
 export const ErrorResponse = Type.Object({
   error: Type.String({ description: 'what went wrong and how to fix it' }),
@@ -20,4 +20,9 @@ export const authenticatedErrors = {
   401: ErrorResponse,
   500: ErrorResponse,
   503: ErrorResponse
+}
+
+/** One of a few strings; an enum (rather than a union of literals) gives a clear validation message. */
+export function StringEnum<T extends string> (values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 }

@@ -1,0 +1,51 @@
+import type { Db } from 'mongodb'
+import type { Goal } from '../domain/goals.js'
+
+export interface GoalDocument extends Omit<Goal, 'id'> {
+  _id: string
+  userID: string
+  createdAt: Date
+}
+
+export function toGoal (document: GoalDocument): Goal {
+  return {
+    id: document._id,
+    type: document.type,
+    target: document.target,
+    startDay: document.startDay,
+    endDay: document.endDay,
+    startingXp: document.startingXp,
+    status: document.status,
+    failDay: document.failDay
+  }
+}
+
+export function goalsRepository (db: Db) {
+  const goals = db.collection<GoalDocument>('goals')
+  return {
+    async insert (document: GoalDocument): Promise<void> {
+      await goals.insertOne(document)
+    },
+
+    /** Index user_created. */
+    all (userID: string): Promise<GoalDocument[]> {
+      return goals.find({ userID }).sort({ createdAt: 1, _id: 1 }).toArray()
+    },
+
+    /**
+     * Stores a goal's new status. Only a goal still in progress is changed,
+     * so a final status written by a concurrent call is never overwritten.
+     */
+    async settle (userID: string, settled: readonly Goal[]): Promise<void> {
+      if (settled.length === 0) return
+      await goals.bulkWrite(settled.map((goal) => ({
+        updateOne: {
+          filter: { _id: goal.id, userID, status: 'in progress' as const },
+          update: { $set: { status: goal.status, failDay: goal.failDay } }
+        }
+      })), { ordered: false })
+    }
+  }
+}
+
+export type GoalsRepository = ReturnType<typeof goalsRepository>

@@ -1,0 +1,100 @@
+import type { Db } from 'mongodb'
+import type { LocalDay } from '../domain/calendar.js'
+import type { ActivityByDay } from '../domain/goals.js'
+import type { CardSchedule, Rating } from '../domain/scheduling.js'
+import { isDuplicateKey } from './users.js'
+
+/** The answer a review gave, kept so that a retry with the same reviewID gets it again. */
+export interface ReviewAnswer {
+  cardID: string
+  review_status: string
+  last_review: string
+  due: string
+  xp_gained: string
+  total_xp: string
+}
+
+/** One review in the log that streaks, heatmaps, goals and undo read. */
+export interface ReviewDocument {
+  _id: string
+  userID: string
+  /** the client's retry key (or one made by the server); unique per user */
+  reviewID: string
+  cardID: string
+  flashcardID: string
+  rating: Rating
+  reviewedAt: Date
+  /** the user's day the review belongs to, in their calendar at the time */
+  day: LocalDay
+  wasNew: boolean
+  before: CardSchedule
+  after: CardSchedule
+  xp: number
+  /** 'pending' until the card and the XP are written; only 'done' reviews count */
+  status: 'pending' | 'done'
+  /** wall-clock time of the claim: a review pending for long was cut off and may be finished by a retry */
+  claimedAt: Date
+  answer?: ReviewAnswer
+}
+
+export class ReviewIDTakenError extends Error {
+  override name = 'ReviewIDTakenError'
+}
+
+export function reviewsRepository (db: Db) {
+  const reviews = db.collection<ReviewDocument>('reviews')
+  return {
+    /** Claims the reviewID: the unique index lets only one request own it. */
+    async claim (review: ReviewDocument): Promise<void> {
+      try {
+        await reviews.insertOne(review)
+      } catch (error) {
+        if (isDuplicateKey(error)) throw new ReviewIDTakenError(review.reviewID)
+        throw error
+      }
+    },
+
+    findByReviewID (userID: string, reviewID: string): Promise<ReviewDocument | null> {
+      return reviews.findOne({ userID, reviewID })
+    },
+
+    async recompute (id: string, before: CardSchedule, after: CardSchedule, wasNew: boolean): Promise<void> {
+      await reviews.updateOne({ _id: id }, { $set: { before, after, wasNew } })
+    },
+
+    async complete (id: string, answer: ReviewAnswer): Promise<void> {
+      await reviews.updateOne({ _id: id }, { $set: { status: 'done', answer } })
+    },
+
+    /** Takes over a review left pending since before `staleBefore`; false when someone else did. */
+    async takeOver (id: string, staleBefore: Date, now: Date): Promise<boolean> {
+      const result = await reviews.updateOne({ _id: id, status: 'pending', claimedAt: { $lt: staleBefore } }, { $set: { claimedAt: now } })
+      return result.modifiedCount === 1
+    },
+
+    async discard (id: string): Promise<void> {
+      await reviews.deleteOne({ _id: id, status: 'pending' })
+    },
+
+    /** Reviews since `since`, split into new cards started and the rest. Index user_reviewedAt. */
+    async countSince (userID: string, since: Date): Promise<{ newCards: number, reviews: number }> {
+      const groups = await reviews.aggregate<{ _id: boolean, count: number }>([
+        { $match: { userID, status: 'done', reviewedAt: { $gte: since } } },
+        { $group: { _id: '$wasNew', count: { $sum: 1 } } }
+      ]).toArray()
+      const countOf = (wasNew: boolean): number => groups.find((group) => group._id === wasNew)?.count ?? 0
+      return { newCards: countOf(true), reviews: countOf(false) }
+    },
+
+    /** Reviews and XP per user-day from `from` through `to`. Index user_day. */
+    async activityByDay (userID: string, from: LocalDay, to: LocalDay): Promise<ActivityByDay> {
+      const days = await reviews.aggregate<{ _id: LocalDay, reviews: number, xp: number }>([
+        { $match: { userID, status: 'done', day: { $gte: from, $lte: to } } },
+        { $group: { _id: '$day', reviews: { $sum: 1 }, xp: { $sum: '$xp' } } }
+      ]).toArray()
+      return new Map(days.map((day) => [day._id, { reviews: day.reviews, xp: day.xp }]))
+    }
+  }
+}
+
+export type ReviewsRepository = ReturnType<typeof reviewsRepository>

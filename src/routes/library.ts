@@ -1,0 +1,152 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { newId } from '../domain/ids.js'
+import { reservedNameProblem } from '../domain/names.js'
+import { newSchedule } from '../domain/scheduling.js'
+import type { CardDocument } from '../repositories/cards.js'
+import { NameTakenError, TOP_LEVEL, type LibraryNodeDocument } from '../repositories/library.js'
+import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
+import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
+
+export class LibraryError extends Error {
+  constructor (readonly statusCode: 400 | 404 | 409, message: string) { super(message) }
+}
+
+function checkNames (names: readonly string[]): void {
+  for (const name of names) {
+    const problem = reservedNameProblem(name)
+    if (problem !== null) throw new LibraryError(400, problem)
+  }
+}
+
+function describePath (path: readonly string[]): string {
+  return path.map((name) => JSON.stringify(name)).join(' / ')
+}
+
+/** The folder at `path`, or null; a flashcard on the way is not a folder. */
+export async function findFolder (app: FastifyInstance, userID: string, path: readonly string[]): Promise<LibraryNodeDocument | null> {
+  let parentID = TOP_LEVEL
+  let node: LibraryNodeDocument | null = null
+  for (const name of path) {
+    node = await app.repositories.library.findChild(userID, parentID, name)
+    if (node === null || node.kind !== 'folder') return null
+    parentID = node._id
+  }
+  return node
+}
+
+/**
+ * Creates the folders of `path` that are missing. The unique index on
+ * (user, parent, name) decides every race: of two requests creating one
+ * folder, one inserts it and the other finds it.
+ */
+async function createFolderPath (app: FastifyInstance, userID: string, path: readonly string[]): Promise<{ folder: LibraryNodeDocument, created: boolean }> {
+  let parent: LibraryNodeDocument | null = null
+  let created = false
+  for (const [depth, name] of path.entries()) {
+    const parentID = parent?._id ?? TOP_LEVEL
+    let node = await app.repositories.library.findChild(userID, parentID, name)
+    if (node === null) {
+      const candidate: LibraryNodeDocument = {
+        _id: newId(),
+        userID,
+        kind: 'folder',
+        parentID,
+        name,
+        ancestors: parent === null ? [] : [...parent.ancestors, parent._id],
+        createdAt: app.clock()
+      }
+      try {
+        await app.repositories.library.insert(candidate)
+        node = candidate
+        created = depth === path.length - 1
+      } catch (error) {
+        if (!(error instanceof NameTakenError)) throw error
+        node = await app.repositories.library.findChild(userID, parentID, name)
+      }
+    }
+    if (node === null || node.kind !== 'folder') {
+      throw new LibraryError(409, `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
+    }
+    parent = node
+  }
+  return { folder: parent as LibraryNodeDocument, created }
+}
+
+const library: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/create-folder', {
+    schema: {
+      summary: 'Create a folder, with any missing parents',
+      tags: ['library'],
+      body: CreateFolderBody,
+      response: { 201: CreatedFolder, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request, reply) => {
+    const { path } = request.body
+    checkNames(path)
+    const { folder, created } = await createFolderPath(app, request.account._id, path)
+    if (!created) throw new LibraryError(409, `the folder ${describePath(path)} already exists`)
+    return reply.code(201).send({ folderID: folder._id, path })
+  })
+
+  app.post('/create-flashcard', {
+    schema: {
+      summary: 'Create a flashcard (a set of cards) in an existing folder',
+      tags: ['library'],
+      body: CreateFlashcardBody,
+      response: { 201: CreatedFlashcard, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request, reply) => {
+    const { folder: path, flashcardName, description = '', cards } = request.body
+    const userID = request.account._id
+    checkNames([...path, flashcardName])
+    const folder = await findFolder(app, userID, path)
+    if (folder === null) throw new LibraryError(404, `no folder ${describePath(path)}: create it first with create-folder`)
+
+    const now = app.clock()
+    const flashcardID = newId()
+    try {
+      await app.repositories.library.insert({
+        _id: flashcardID,
+        userID,
+        kind: 'flashcard',
+        parentID: folder._id,
+        name: flashcardName,
+        ancestors: [...folder.ancestors, folder._id],
+        description,
+        createdAt: now
+      })
+    } catch (error) {
+      if (error instanceof NameTakenError) {
+        throw new LibraryError(409, `${describePath([...path, flashcardName])} already exists`)
+      }
+      throw error
+    }
+    const documents = cards.map((card, position): CardDocument => ({
+      _id: newId(),
+      userID,
+      flashcardID,
+      front: card.front,
+      back: card.back,
+      ...newSchedule(now),
+      isNew: true,
+      createdOrder: now.getTime() * 1000 + position,
+      createdAt: now,
+      version: 0,
+      lastReviewID: null
+    }))
+    try {
+      await app.repositories.cards.insertMany(documents)
+    } catch (error) {
+      // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
+      await app.repositories.cards.removeByFlashcard(userID, flashcardID).catch(() => {})
+      await app.repositories.library.remove(userID, flashcardID).catch(() => {})
+      throw error
+    }
+    return reply.code(201).send({ flashcardID, cardIDs: documents.map((card) => card._id) })
+  })
+}
+
+export default library

@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { MAX_NAME_LENGTH, NAME_PATTERN } from '../domain/names.js'
+import { Id, JwtToken } from './common.js'
+
+export const MAX_FOLDER_DEPTH = 20
+export const MAX_CARDS_PER_REQUEST = 1000
+export const MAX_CARD_TEXT = 10_000
+
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: MAX_NAME_LENGTH,
+  pattern: NAME_PATTERN,
+  description: `1-${MAX_NAME_LENGTH} characters, no control characters; not cards, flashcardID or flashcardName`
+})
+
+export const FolderPath = Type.Array(Name, {
+  minItems: 1,
+  maxItems: MAX_FOLDER_DEPTH,
+  description: 'folder names from the top, e.g. ["Languages", "Spanish"]'
+})
+
+export const CardText = Type.Object({
+  front: Type.String({ minLength: 1, maxLength: MAX_CARD_TEXT }),
+  back: Type.String({ maxLength: MAX_CARD_TEXT })
+}, { additionalProperties: false })
+
+export const CreateFolderBody = Type.Object({ jwtToken: JwtToken, path: FolderPath })
+export type CreateFolderBody = Static<typeof CreateFolderBody>
+
+export const CreatedFolder = Type.Object({ folderID: Id, path: Type.Array(Type.String()) })
+
+export const CreateFlashcardBody = Type.Object({
+  jwtToken: JwtToken,
+  folder: FolderPath,
+  flashcardName: Name,
+  description: Type.Optional(Type.String({ maxLength: MAX_CARD_TEXT })),
+  cards: Type.Array(CardText, { maxItems: MAX_CARDS_PER_REQUEST, description: `at most ${MAX_CARDS_PER_REQUEST} cards a request` })
+})
+export type CreateFlashcardBody = Static<typeof CreateFlashcardBody>
+
+export const CreatedFlashcard = Type.Object({ flashcardID: Id, cardIDs: Type.Array(Id) })

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox'
+import { RATINGS } from '../domain/scheduling.js'
+import { Id, JwtToken, StringEnum } from './common.js'
+
+export const TodayCardsBody = Type.Object({ jwtToken: JwtToken })
+
+/**
+ * Spec 2.2: a tree keyed by the user's folder and flashcard names. The keys are
+ * data, so the schema can only say "an object"; the tree module guarantees the shape.
+ */
+export const LibraryTree = Type.Object({}, {
+  additionalProperties: true,
+  description: 'folder name -> folder; a flashcard is an object with exactly cards, flashcardID, flashcardName; card -> {last_review: DD/MM/YYYY, review_status: "0.0"}'
+})
+
+export const ReviewCardBody = Type.Object({
+  jwtToken: JwtToken,
+  flashcardID: Id,
+  cardID: Id,
+  rating: StringEnum(RATINGS, { description: RATINGS.join(' | ') }),
+  reviewID: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'optional retry key: a repeated reviewID returns the first answer and changes nothing'
+  }))
+})
+
+export const ReviewAnswer = Type.Object({
+  cardID: Type.String(),
+  review_status: Type.String(),
+  last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar' }),
+  due: Type.String({ description: 'ISO-8601 UTC instant' }),
+  xp_gained: Type.String(),
+  total_xp: Type.String()
+})
