@@ -30,8 +30,20 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ]
 }
 
+/**
+ * Creates the indexes that are missing. Only missing ones are asked for:
+ * FerretDB 1.24 drops the connection (a server-side panic) when one
+ * createIndexes call repeats several indexes a collection already has.
+ */
 export async function ensureIndexes (db: Db): Promise<void> {
-  for (const [collection, indexes] of Object.entries(INDEXES)) {
-    await db.collection(collection).createIndexes(indexes)
+  const existingCollections = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name))
+  for (const [name, indexes] of Object.entries(INDEXES)) {
+    const collection = db.collection(name)
+    const existing = existingCollections.has(name)
+      ? new Set((await collection.listIndexes().toArray()).map((index) => index.name as string))
+      : new Set<string>()
+    for (const index of indexes) {
+      if (!existing.has(index.name ?? '')) await collection.createIndexes([index])
+    }
   }
 }

@@ -86,13 +86,24 @@ export function reviewsRepository (db: Db) {
       return { newCards: countOf(true), reviews: countOf(false) }
     },
 
-    /** Reviews and XP per user-day from `from` through `to`. Index user_day. */
+    /**
+     * Reviews and XP per user-day from `from` through `to`. Index user_day.
+     * One accumulator per $group: FerretDB 1.24 computes only the first of
+     * several (the others come back 0), so XP is grouped by its value and counted.
+     */
     async activityByDay (userID: string, from: LocalDay, to: LocalDay): Promise<ActivityByDay> {
-      const days = await reviews.aggregate<{ _id: LocalDay, reviews: number, xp: number }>([
+      const groups = await reviews.aggregate<{ _id: { day: LocalDay, xp: number }, count: number }>([
         { $match: { userID, status: 'done', day: { $gte: from, $lte: to } } },
-        { $group: { _id: '$day', reviews: { $sum: 1 }, xp: { $sum: '$xp' } } }
+        { $group: { _id: { day: '$day', xp: '$xp' }, count: { $sum: 1 } } }
       ]).toArray()
-      return new Map(days.map((day) => [day._id, { reviews: day.reviews, xp: day.xp }]))
+      const activity = new Map<LocalDay, { reviews: number, xp: number }>()
+      for (const { _id: { day, xp }, count } of groups) {
+        const total = activity.get(day) ?? { reviews: 0, xp: 0 }
+        total.reviews += count
+        total.xp += xp * count
+        activity.set(day, total)
+      }
+      return activity
     }
   }
 }
