@@ -36,6 +36,11 @@ export function cardsRepository (db: Db) {
       await cards.deleteMany({ userID, flashcardID })
     },
 
+    /** The cards of one flashcard in creation order. Index user_flashcard. */
+    byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
+      return cards.find({ userID, flashcardID }).sort({ createdOrder: 1, _id: 1 }).toArray()
+    },
+
     findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
       return cards.findOne({ _id: cardID, userID, flashcardID })
     },

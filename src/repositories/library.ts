@@ -43,6 +43,10 @@ export function libraryRepository (db: Db) {
       return library.findOne({ userID, parentID, name })
     },
 
+    findNode (userID: string, id: string): Promise<LibraryNodeDocument | null> {
+      return library.findOne({ _id: id, userID })
+    },
+
     findFlashcard (userID: string, flashcardID: string): Promise<LibraryNodeDocument | null> {
       return library.findOne({ _id: flashcardID, userID, kind: 'flashcard' })
     },

@@ -12,14 +12,14 @@ export class LibraryError extends Error {
   constructor (readonly statusCode: 400 | 404 | 409, message: string) { super(message) }
 }
 
-function checkNames (names: readonly string[]): void {
+export function checkNames (names: readonly string[]): void {
   for (const name of names) {
     const problem = reservedNameProblem(name)
     if (problem !== null) throw new LibraryError(400, problem)
   }
 }
 
-function describePath (path: readonly string[]): string {
+export function describePath (path: readonly string[]): string {
   return path.map((name) => JSON.stringify(name)).join(' / ')
 }
 
@@ -73,6 +73,68 @@ async function createFolderPath (app: FastifyInstance, userID: string, path: rea
   return { folder: parent as LibraryNodeDocument, created }
 }
 
+export interface NewFlashcard {
+  folder: readonly string[]
+  flashcardName: string
+  description: string
+  cards: ReadonlyArray<{ front: string, back: string }>
+}
+
+/** Creates a flashcard and its cards in an existing folder; all or nothing. */
+export async function createFlashcard (app: FastifyInstance, userID: string, flashcard: NewFlashcard): Promise<{ flashcardID: string, cardIDs: string[] }> {
+  const { folder: path, flashcardName, description, cards } = flashcard
+  checkNames([...path, flashcardName])
+  const folder = await findFolder(app, userID, path)
+  if (folder === null) throw new LibraryError(404, `no folder ${describePath(path)}: create it first with create-folder`)
+
+  const now = app.clock()
+  const flashcardID = newId()
+  try {
+    await app.repositories.library.insert({
+      _id: flashcardID,
+      userID,
+      kind: 'flashcard',
+      parentID: folder._id,
+      name: flashcardName,
+      ancestors: [...folder.ancestors, folder._id],
+      description,
+      createdAt: now
+    })
+  } catch (error) {
+    if (error instanceof NameTakenError) {
+      throw new LibraryError(409, `${describePath([...path, flashcardName])} already exists`)
+    }
+    throw error
+  }
+  const documents = newCards(userID, flashcardID, cards, now)
+  try {
+    await app.repositories.cards.insertMany(documents)
+  } catch (error) {
+    // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
+    await app.repositories.cards.removeByFlashcard(userID, flashcardID).catch(() => {})
+    await app.repositories.library.remove(userID, flashcardID).catch(() => {})
+    throw error
+  }
+  return { flashcardID, cardIDs: documents.map((card) => card._id) }
+}
+
+/** Card documents for new, never reviewed cards, in the order given. */
+export function newCards (userID: string, flashcardID: string, cards: ReadonlyArray<{ front: string, back: string }>, now: Date): CardDocument[] {
+  return cards.map((card, position): CardDocument => ({
+    _id: newId(),
+    userID,
+    flashcardID,
+    front: card.front,
+    back: card.back,
+    ...newSchedule(now),
+    isNew: true,
+    createdOrder: now.getTime() * 1000 + position,
+    createdAt: now,
+    version: 0,
+    lastReviewID: null
+  }))
+}
+
 const library: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/create-folder', {
     schema: {
@@ -99,53 +161,9 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
     },
     preHandler: app.authenticate
   }, async (request, reply) => {
-    const { folder: path, flashcardName, description = '', cards } = request.body
-    const userID = request.account._id
-    checkNames([...path, flashcardName])
-    const folder = await findFolder(app, userID, path)
-    if (folder === null) throw new LibraryError(404, `no folder ${describePath(path)}: create it first with create-folder`)
-
-    const now = app.clock()
-    const flashcardID = newId()
-    try {
-      await app.repositories.library.insert({
-        _id: flashcardID,
-        userID,
-        kind: 'flashcard',
-        parentID: folder._id,
-        name: flashcardName,
-        ancestors: [...folder.ancestors, folder._id],
-        description,
-        createdAt: now
-      })
-    } catch (error) {
-      if (error instanceof NameTakenError) {
-        throw new LibraryError(409, `${describePath([...path, flashcardName])} already exists`)
-      }
-      throw error
-    }
-    const documents = cards.map((card, position): CardDocument => ({
-      _id: newId(),
-      userID,
-      flashcardID,
-      front: card.front,
-      back: card.back,
-      ...newSchedule(now),
-      isNew: true,
-      createdOrder: now.getTime() * 1000 + position,
-      createdAt: now,
-      version: 0,
-      lastReviewID: null
-    }))
-    try {
-      await app.repositories.cards.insertMany(documents)
-    } catch (error) {
-      // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
-      await app.repositories.cards.removeByFlashcard(userID, flashcardID).catch(() => {})
-      await app.repositories.library.remove(userID, flashcardID).catch(() => {})
-      throw error
-    }
-    return reply.code(201).send({ flashcardID, cardIDs: documents.map((card) => card._id) })
+    const { folder, flashcardName, description = '', cards } = request.body
+    const created = await createFlashcard(app, request.account._id, { folder, flashcardName, description, cards })
+    return reply.code(201).send(created)
   })
 }
 
