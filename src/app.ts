@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import database from './plugins/database.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
+import docs from './plugins/docs.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
@@ -54,6 +55,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   app.decorate('clock', config.clock ?? (() => new Date()))
 
   await app.register(errors)
+  await app.register(docs)
   await app.register(database, { url: config.mongodbUrl })
   await app.register(auth, { secret: config.jwtSecret })
 

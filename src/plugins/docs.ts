@@ -1,0 +1,32 @@
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+
+/**
+ * The OpenAPI 3 document, generated from the route schemas, at /openapi.json,
+ * and an interactive page at /docs. Registered before the routes, so that it
+ * sees every one of them.
+ */
+export default fp(async function docs (app) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Flashcard learning service',
+        version: '1.0.0',
+        description: 'Folders of flashcards, spaced-repetition reviews (FSRS) and goals. ' +
+          'Every operation is POST /api/<operation> with a JSON body; authenticated operations take the token in the body field jwtToken. ' +
+          'Response values are strings; calendar dates are DD/MM/YYYY in the user\'s calendar; errors are {"error": "..."}.'
+      },
+      tags: [
+        { name: 'account', description: 'registration, login, settings' },
+        { name: 'library', description: 'folders, flashcards and cards' },
+        { name: 'study', description: "today's cards and reviews" },
+        { name: 'goals', description: 'goals and their status' },
+        { name: 'service', description: 'health' }
+      ]
+    }
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}, { name: 'docs' })
