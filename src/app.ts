@@ -5,6 +5,7 @@ import database from './plugins/database.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import docs from './plugins/docs.js'
+import security from './plugins/security.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
@@ -15,6 +16,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the service's notion of "now"; tests inject a fixed or moving clock */
     clock: () => Date
+    authRateLimit: AuthRateLimit
   }
 }
 
@@ -23,18 +25,19 @@ export interface AppConfig {
   jwtSecret: string
   logger?: FastifyServerOptions['logger']
   clock?: () => Date
+  /** browser origins allowed to call the API (CORS); none by default */
+  corsOrigins?: readonly string[]
+  /** attempts allowed on login and register per window, per address and per account */
+  authRateLimit?: AuthRateLimit
 }
 
-/** Redacted wherever they could appear in a log line. */
-export const LOG_REDACTIONS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'body.password',
-  'body.jwtToken',
-  '*.password',
-  '*.jwtToken',
-  '*.passwordHash'
-]
+export interface AuthRateLimit {
+  perAddress: number
+  perAccount: number
+  windowMs: number
+}
+
+export const DEFAULT_AUTH_RATE_LIMIT: AuthRateLimit = { perAddress: 30, perAccount: 10, windowMs: 60_000 }
 
 /** The whole service as one plugin tree, not yet listening. */
 export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
@@ -53,8 +56,10 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   // every operation takes JSON; anything else is answered 415 rather than parsed as text
   app.removeContentTypeParser('text/plain')
   app.decorate('clock', config.clock ?? (() => new Date()))
+  app.decorate('authRateLimit', config.authRateLimit ?? DEFAULT_AUTH_RATE_LIMIT)
 
   await app.register(errors)
+  await app.register(security, { corsOrigins: config.corsOrigins ?? [] })
   await app.register(docs)
   await app.register(database, { url: config.mongodbUrl })
   await app.register(auth, { secret: config.jwtSecret })

@@ -16,6 +16,11 @@ export const ConfigSchema = Type.Object({
     description: 'secret that signs tokens (at least 32 characters); the embedded default keeps one in DATA_DIR'
   })),
   DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'folder of the embedded database and its token secret' }),
+  CORS_ORIGINS: Type.String({
+    default: '',
+    pattern: '^(https?://[^,\\s]+(,https?://[^,\\s]+)*)?$',
+    description: 'comma-separated browser origins allowed to call the API (CORS), e.g. https://app.example.com; none by default'
+  }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 

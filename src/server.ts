@@ -1,20 +1,21 @@
 import closeWithGrace from 'close-with-grace'
-import { buildApp, LOG_REDACTIONS } from './app.js'
+import { buildApp } from './app.js'
+import { loggerOptions } from './logging.js'
 import { ConfigError, loadConfig } from './config.js'
 import { MissingGoError } from './db/ferretdb-install.js'
 import { openRuntime } from './runtime.js'
 
 async function main (): Promise<void> {
   const config = loadConfig()
-  const logger = {
-    level: config.LOG_LEVEL,
-    redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
-    // pretty lines for a person at a terminal, JSON for everything else
-    ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {})
-  }
+  const logger = loggerOptions(config.LOG_LEVEL, process.stdout.isTTY)
 
   const runtime = await openRuntime(config, (line) => console.error(line))
-  const app = await buildApp({ mongodbUrl: runtime.mongodbUrl, jwtSecret: runtime.jwtSecret, logger }).catch(async (error: unknown) => {
+  const app = await buildApp({
+    mongodbUrl: runtime.mongodbUrl,
+    jwtSecret: runtime.jwtSecret,
+    logger,
+    corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== '')
+  }).catch(async (error: unknown) => {
     await runtime.stop()
     throw error
   })

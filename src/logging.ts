@@ -1,0 +1,24 @@
+import type { FastifyServerOptions } from 'fastify'
+
+/** Redacted wherever they could appear in a log line. */
+export const LOG_REDACTIONS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.body.password',
+  'req.body.jwtToken',
+  'body.password',
+  'body.jwtToken',
+  '*.password',
+  '*.jwtToken',
+  '*.passwordHash'
+]
+
+/** pino options: pretty lines for a person at a terminal, JSON for everything else. */
+export function loggerOptions (level: string, pretty: boolean, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
+    ...(stream !== undefined ? { stream } : {}),
+    ...(pretty && stream === undefined ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {})
+  } as FastifyServerOptions['logger']
+}

@@ -1,0 +1,74 @@
+import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
+import helmet from '@fastify/helmet'
+import rateLimit from '@fastify/rate-limit'
+import underPressure from '@fastify/under-pressure'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { normaliseEmail } from '../repositories/users.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** login and register attempts: limited per client address (onRequest) and per account (preHandler) */
+    limitAttemptsByAddress: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    limitAttemptsByAccount: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  }
+}
+
+class TooManyAttemptsError extends Error {
+  readonly statusCode = 429
+  constructor (seconds: number) {
+    super(`too many attempts; retry in ${seconds} seconds`)
+  }
+}
+
+export interface SecurityOptions {
+  /** origins a browser may call the API from; none unless configured */
+  corsOrigins: readonly string[]
+}
+
+/**
+ * Headers, origins and load shedding, shared by every route:
+ * helmet's security headers; CORS only for configured origins; the rate
+ * limiter that login and register use; and 503 with Retry-After when the
+ * process is overloaded, rather than requests timing out in a queue.
+ */
+export default fp<SecurityOptions>(async function security (app, options) {
+  await app.register(helmet, {
+    // the /docs page runs swagger-ui's scripts and styles from this origin
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'validator.swagger.io'],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"]
+      }
+    }
+  })
+  if (options.corsOrigins.length > 0) {
+    await app.register(cors, { origin: [...options.corsOrigins], methods: ['GET', 'POST'] })
+  }
+  await app.register(rateLimit, { global: false })
+  // Two limits on one request: createRateLimit gives counters that the plugin's
+  // own hooks would not run twice (after one limiter, a request skips the rest).
+  const { perAddress, perAccount, windowMs } = app.authRateLimit
+  const limiter = (max: number, key: (request: FastifyRequest) => string) => {
+    const count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key })
+    return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const verdict = await count(request)
+      if (verdict.isAllowed || !verdict.isExceeded) return
+      void reply.header('retry-after', verdict.ttlInSeconds)
+      throw new TooManyAttemptsError(verdict.ttlInSeconds)
+    }
+  }
+  app.decorate('limitAttemptsByAddress', limiter(perAddress, (request) => `address:${request.ip}`))
+  app.decorate('limitAttemptsByAccount', limiter(perAccount, (request) => {
+    const email = (request.body as { email?: unknown } | undefined)?.email
+    return `account:${typeof email === 'string' ? normaliseEmail(email) : ''}`
+  }))
+  await app.register(underPressure, {
+    maxEventLoopDelay: 1000,
+    maxEventLoopUtilization: 0.98,
+    retryAfter: 5,
+    message: 'the service is overloaded; retry shortly'
+  })
+}, { name: 'security' })

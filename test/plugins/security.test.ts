@@ -1,0 +1,81 @@
+import { PassThrough } from 'node:stream'
+import { test } from 'tap'
+import { loggerOptions } from '../../src/logging.js'
+import { buildTestApp, post, registerUser } from '../helpers/app.js'
+
+test('security headers come with every answer', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const response = await post(app, 'login', { email: 'x@example.com', password: 'whatever1' })
+  t.equal(response.headers['x-content-type-options'], 'nosniff')
+  t.match(response.headers['strict-transport-security'], /max-age=/)
+  t.match(response.headers['content-security-policy'], /default-src 'self'/)
+  t.equal(response.headers['x-powered-by'], undefined)
+})
+
+test('CORS: no origin is allowed unless configured', async (t) => {
+  const closed = await buildTestApp(t, import.meta.filename)
+  const preflight = { method: 'OPTIONS' as const, url: '/api/login', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } }
+  t.equal((await closed.inject(preflight)).headers['access-control-allow-origin'], undefined)
+
+  const open = await buildTestApp(t, import.meta.filename, { corsOrigins: ['https://app.example.com'] })
+  t.equal((await open.inject(preflight)).headers['access-control-allow-origin'], 'https://app.example.com')
+  const stranger = await open.inject({ ...preflight, headers: { ...preflight.headers, origin: 'https://evil.example' } })
+  t.equal(stranger.headers['access-control-allow-origin'], undefined)
+})
+
+test('login and register are rate-limited per address, with Retry-After', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename, { authRateLimit: { perAddress: 3, perAccount: 100, windowMs: 60_000 } })
+  const statuses: number[] = []
+  let limited
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const response = await post(app, 'login', { email: `someone${attempt}@example.com`, password: 'wrong password' })
+    statuses.push(response.statusCode)
+    if (response.statusCode === 429) limited = response
+  }
+  t.same(statuses, [401, 401, 401, 429, 429])
+  t.ok(Number(limited?.headers['retry-after']) > 0, 'Retry-After says when to come back')
+  t.type(limited?.json().error, 'string')
+  // register shares the address's allowance
+  t.equal((await post(app, 'register', { email: 'new@example.com', password: 'long enough pw' })).statusCode, 429)
+  // another address is not affected
+  const elsewhere = await app.inject({ method: 'POST', url: '/api/login', remoteAddress: '10.9.8.7', payload: { email: 'a@example.com', password: 'wrong password' } })
+  t.equal(elsewhere.statusCode, 401)
+})
+
+test('login is rate-limited per account, whatever the address', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename, { authRateLimit: { perAddress: 100, perAccount: 3, windowMs: 60_000 } })
+  const user = await registerUser(app) // the first of the account's three attempts
+  const attempt = async (address: string, password: string) => await app.inject({
+    method: 'POST', url: '/api/login', remoteAddress: address, payload: { email: user.email.toUpperCase(), password }
+  })
+  t.equal((await attempt('10.0.0.1', 'guess one')).statusCode, 401)
+  t.equal((await attempt('10.0.0.2', 'guess two')).statusCode, 401)
+  const third = await attempt('10.0.0.3', user.password)
+  t.equal(third.statusCode, 429, 'even the right password waits once the account is being guessed')
+  t.ok(Number(third.headers['retry-after']) > 0)
+  t.equal((await post(app, 'login', { email: 'other@example.com', password: 'x'.repeat(9) })).statusCode, 401, 'other accounts are not affected')
+})
+
+test('tokens and passwords never reach the log', async (t) => {
+  const lines: string[] = []
+  const stream = new PassThrough()
+  stream.on('data', (chunk: Buffer) => lines.push(chunk.toString()))
+  const app = await buildTestApp(t, import.meta.filename, { logger: loggerOptions('trace', false, stream) })
+
+  const password = 'secret-password-123'
+  const registered = await post(app, 'register', { email: 'logged@example.com', password })
+  const { jwtToken } = registered.json()
+  await post(app, 'login', { email: 'logged@example.com', password })
+  await post(app, 'login', { email: 'logged@example.com', password: `${password}-wrong` })
+  await post(app, 'get-today-cards', { jwtToken })
+  await post(app, 'get-user', { jwtToken: `${jwtToken}tampered` })
+  await app.inject({ method: 'POST', url: '/api/get-user', headers: { authorization: `Bearer ${jwtToken}`, 'content-type': 'application/json' }, payload: '{"jwtToken": ' })
+  await new Promise((resolve) => setImmediate(resolve))
+
+  const log = lines.join('')
+  t.ok(log.length > 1000, 'the requests were logged')
+  t.match(log, /request completed/)
+  t.notOk(log.includes(password), 'no password in the log')
+  t.notOk(log.includes(jwtToken), 'no token in the log')
+  t.notOk(log.includes(jwtToken.split('.')[2]), 'not even a token signature')
+})
