@@ -6,6 +6,7 @@ import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import docs from './plugins/docs.js'
 import security from './plugins/security.js'
+import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
@@ -62,6 +63,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(security, { corsOrigins: config.corsOrigins ?? [] })
   await app.register(docs)
   await app.register(database, { url: config.mongodbUrl })
+  await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
 
   await app.register(health)

@@ -10,6 +10,7 @@ import { goalsRepository, type GoalsRepository } from '../repositories/goals.js'
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db
+    databaseClient: MongoClient
     repositories: Repositories
     /** true when the database answers a ping within `timeoutMs` */
     databaseIsReady: (timeoutMs?: number) => Promise<boolean>
@@ -42,7 +43,9 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     // a stopped database should turn into a quick error, not a hanging request
     serverSelectionTimeoutMS: 3000,
     connectTimeoutMS: 3000,
-    appName: 'flashcard-service'
+    appName: 'flashcard-service',
+    // command events feed the Server-Timing header (plugins/timing.ts)
+    monitorCommands: true
   })
   await client.connect()
   app.addHook('onClose', async () => { await client.close() })
@@ -51,6 +54,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
   await ensureIndexes(db)
 
   app.decorate('db', db)
+  app.decorate('databaseClient', client)
   app.decorate('repositories', {
     users: usersRepository(db),
     library: libraryRepository(db),
