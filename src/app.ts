@@ -10,6 +10,7 @@ import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
+import transfer from './routes/transfer.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 
@@ -70,6 +71,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(async (api) => {
     await api.register(accounts)
     await api.register(library)
+    await api.register(transfer)
     await api.register(study)
     await api.register(goals)
   }, { prefix: '/api' })

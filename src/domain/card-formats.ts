@@ -1,0 +1,379 @@
+/**
+ * Cards in and out of the two formats people paste or download: Quizlet-style
+ * text and CSV (RFC 4180). Strings in, strings out; no I/O.
+ *
+ * Quizlet text: each card is `front <termSeparator> back`, cards are joined by
+ * `cardSeparator`. Text is taken literally (nothing is trimmed or unescaped),
+ * except that:
+ *   - a byte-order mark at the start is dropped;
+ *   - when a separator holds a line feed and neither holds a carriage return,
+ *     the separator written with CRLF counts as the separator (a file saved on
+ *     Windows); line breaks inside a card are kept as they are;
+ *   - line breaks at the very end of the text are ignored;
+ *   - blank entries (empty or only whitespace) between separators are skipped.
+ * A card is split at the FIRST term separator, so a back may contain the term
+ * separator but a front may not. There is no escaping: the export refuses a card
+ * that these rules would read back differently (a front holding the term
+ * separator, any text holding the card separator, ...) and says which card and
+ * why, so a Quizlet export always imports back to the very same cards.
+ *
+ * CSV: RFC 4180. Fields are separated by commas and records by CRLF, LF or CR;
+ * a field in double quotes may hold commas, quotes (written twice) and line
+ * breaks, all kept verbatim. A quote inside an unquoted field is read as a
+ * literal character. Every record has exactly 2 columns, front and back; blank
+ * lines are skipped. The first record is a header when asked (`header: true`),
+ * or in `'auto'` mode when it reads front,back or term,definition (any case).
+ * The export always writes the header `front,back`, so that a card that itself
+ * reads "front","back" survives the trip, and quotes exactly the fields that need it.
+ *
+ * The card rules of create-flashcard hold for both: a front of 1 to MAX_CARD_TEXT
+ * characters, a back of at most MAX_CARD_TEXT, at most MAX_CARDS_PER_REQUEST cards.
+ */
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from '../schemas/library.js'
+
+export interface CardText {
+  front: string
+  back: string
+}
+
+export type CardFormat = 'quizlet' | 'csv'
+export const CARD_FORMATS: readonly CardFormat[] = ['quizlet', 'csv']
+
+export interface Separators {
+  termSeparator: string
+  cardSeparator: string
+}
+
+export const DEFAULT_SEPARATORS: Readonly<Separators> = { termSeparator: '\t', cardSeparator: '\n' }
+
+export type CsvHeader = boolean | 'auto'
+
+/** Header rows recognised in 'auto' mode, lower case. */
+const CSV_HEADERS: ReadonlyArray<readonly [string, string]> = [['front', 'back'], ['term', 'definition']]
+
+/**
+ * A file that cannot be read, or cards that cannot be written. `line` is the
+ * 1-based physical line of the input; `card` the 1-based position of the card.
+ */
+export class CardFormatError extends Error {
+  override name = 'CardFormatError'
+  readonly line: number | null
+  readonly card: number | null
+
+  constructor (problem: string, where: { line?: number, card?: number } = {}) {
+    super(where.line === undefined ? problem : `line ${where.line}: ${problem}`)
+    this.line = where.line ?? null
+    this.card = where.card ?? null
+  }
+}
+
+/** A card as read, with where its parts start, before the card rules are applied. */
+interface ReadCard extends CardText {
+  line: number
+  backLine: number
+}
+
+// JSON quoting makes a tab or a line break visible in a message: "\t", "\n"
+function show (text: string): string {
+  return JSON.stringify(text)
+}
+
+function stripByteOrderMark (text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text
+}
+
+/** The 1-based physical line of an offset; CRLF, LF and a lone CR each end a line. */
+function lineCounter (text: string): (offset: number) => number {
+  const starts = [0]
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code === 10) {
+      starts.push(index + 1)
+    } else if (code === 13) {
+      if (text.charCodeAt(index + 1) === 10) index++
+      starts.push(index + 1)
+    }
+  }
+  return (offset) => {
+    let low = 0
+    let high = starts.length - 1
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if ((starts[middle] ?? 0) <= offset) low = middle
+      else high = middle - 1
+    }
+    return low + 1
+  }
+}
+
+/** Length in Unicode code points, as the JSON schemas of create-flashcard count it. */
+function exceedsMaxText (text: string): number | null {
+  // a code point is one or two code units: only a long string can be too long
+  if (text.length <= MAX_CARD_TEXT) return null
+  let codePoints = 0
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) index++
+    }
+    codePoints++
+  }
+  return codePoints > MAX_CARD_TEXT ? codePoints : null
+}
+
+export function checkSeparators ({ termSeparator, cardSeparator }: Separators): void {
+  if (termSeparator === '') throw new CardFormatError('the term separator is empty: give the text between front and back, e.g. "\\t"')
+  if (cardSeparator === '') throw new CardFormatError('the card separator is empty: give the text between cards, e.g. "\\n"')
+  if (termSeparator.includes(cardSeparator)) {
+    throw new CardFormatError(`the term separator ${show(termSeparator)} contains the card separator ${show(cardSeparator)}: choose separators that differ`)
+  }
+}
+
+/** Where the text ends once its trailing line breaks are set aside (a loop: a regex here backtracks quadratically). */
+function endWithoutLineBreaks (text: string): number {
+  let end = text.length
+  while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--
+  return end
+}
+
+interface Found { at: number, length: number }
+
+/**
+ * Finds a separator from an offset on. In a file saved on Windows a separator
+ * holding "\n" is written with "\r\n": its CRLF form counts too, unless the
+ * separators themselves use "\r". Card text keeps its own line breaks as they are.
+ */
+function separatorFinder (text: string, separator: string, acceptCrlf: boolean): (from: number) => Found | null {
+  const forms = [separator]
+  const crlf = separator.replaceAll('\n', '\r\n')
+  if (acceptCrlf && crlf !== separator) forms.push(crlf)
+  // where each form next occurs (-1: nowhere further), searched again only once passed: linear over the whole text
+  const next = forms.map(() => ({ at: 0, searched: false }))
+  return (from) => {
+    let found: Found | null = null
+    for (const [index, form] of forms.entries()) {
+      const occurrence = next[index] ?? { at: -1, searched: true }
+      if (!occurrence.searched || (occurrence.at !== -1 && occurrence.at < from)) {
+        occurrence.at = text.indexOf(form, from)
+        occurrence.searched = true
+      }
+      if (occurrence.at !== -1 && (found === null || occurrence.at < found.at)) found = { at: occurrence.at, length: form.length }
+    }
+    return found
+  }
+}
+
+function readQuizletCards (text: string, separators: Separators): ReadCard[] {
+  checkSeparators(separators)
+  const { termSeparator, cardSeparator } = separators
+  let source = stripByteOrderMark(text)
+  source = source.slice(0, endWithoutLineBreaks(source))
+  const lineAt = lineCounter(source)
+  const acceptCrlf = !(termSeparator + cardSeparator).includes('\r')
+  const nextCardSeparator = separatorFinder(source, cardSeparator, acceptCrlf)
+
+  const cards: ReadCard[] = []
+  let start = 0
+  while (start <= source.length) {
+    const separator = nextCardSeparator(start) ?? { at: source.length, length: 1 }
+    const entry = source.slice(start, separator.at)
+    if (entry.trim() !== '') {
+      const line = lineAt(start + entry.length - entry.trimStart().length)
+      const term = separatorFinder(entry, termSeparator, acceptCrlf)(0)
+      if (term === null) {
+        throw new CardFormatError(`missing the term separator ${show(termSeparator)} between front and back`, { line })
+      }
+      cards.push({
+        front: entry.slice(0, term.at),
+        back: entry.slice(term.at + term.length),
+        line,
+        backLine: lineAt(start + term.at + term.length)
+      })
+    }
+    start = separator.at + separator.length
+  }
+  return cards
+}
+
+interface CsvField { value: string, quoted: boolean, offset: number }
+
+/** The records of a CSV text one by one, so that a mistake stops the reading where it is. */
+function * csvRecords (source: string, lineAt: (offset: number) => number): Generator<{ fields: CsvField[], offset: number }> {
+  const fieldEnd = /[,\r\n]/g
+  let index = 0
+  while (index < source.length) {
+    // empty lines hold no record
+    if (source[index] === '\n' || source[index] === '\r') {
+      index++
+      continue
+    }
+    const recordStart = index
+    const fields: CsvField[] = []
+    for (;;) {
+      const fieldStart = index
+      if (source[index] === '"') {
+        let value = ''
+        let from = index + 1
+        for (;;) {
+          const quote = source.indexOf('"', from)
+          if (quote === -1) {
+            throw new CardFormatError(
+              `the quoted field of column ${fields.length + 1} that starts here is never closed: add the closing quote (")`,
+              { line: lineAt(fieldStart) })
+          }
+          if (source[quote + 1] === '"') {
+            value += source.slice(from, quote + 1)
+            from = quote + 2
+            continue
+          }
+          value += source.slice(from, quote)
+          index = quote + 1
+          break
+        }
+        const after = source[index]
+        if (after !== undefined && after !== ',' && after !== '\n' && after !== '\r') {
+          throw new CardFormatError(
+            `text after the closing quote of column ${fields.length + 1}: a quote inside a quoted field is written twice ("")`,
+            { line: lineAt(index) })
+        }
+        fields.push({ value, quoted: true, offset: fieldStart })
+      } else {
+        fieldEnd.lastIndex = index
+        const end = fieldEnd.exec(source)?.index ?? source.length
+        fields.push({ value: source.slice(index, end), quoted: false, offset: fieldStart })
+        index = end
+      }
+      if (source[index] !== ',') break
+      index++
+    }
+    if (source[index] === '\r') index += source[index + 1] === '\n' ? 2 : 1
+    else if (source[index] === '\n') index++
+    yield { fields, offset: recordStart }
+  }
+}
+
+function isHeader (fields: readonly CsvField[]): boolean {
+  const names = fields.map((field) => field.value.trim().toLowerCase())
+  return CSV_HEADERS.some(([front, back]) => names[0] === front && names[1] === back)
+}
+
+function readCsvCards (text: string, header: CsvHeader): ReadCard[] {
+  const source = stripByteOrderMark(text)
+  const lineAt = lineCounter(source)
+  const cards: ReadCard[] = []
+  let first = true
+  for (const { fields, offset } of csvRecords(source, lineAt)) {
+    const [front, back] = fields
+    // a line of spaces only: nothing was meant there
+    if (fields.length === 1 && front !== undefined && !front.quoted && front.value.trim() === '') continue
+    const line = lineAt(offset)
+    if (front === undefined || back === undefined || fields.length !== 2) {
+      const hint = fields.length < 2
+        ? 'separate front and back with a comma'
+        : 'put a front or back that holds commas in double quotes'
+      throw new CardFormatError(`expected 2 columns (front,back), found ${fields.length}: ${hint}`, { line })
+    }
+    const skip = first && (header === true || (header === 'auto' && isHeader(fields)))
+    first = false
+    if (skip) continue
+    cards.push({ front: front.value, back: back.value, line: lineAt(front.offset), backLine: lineAt(back.offset) })
+  }
+  return cards
+}
+
+/** The card rules of create-flashcard, reported at the line they are broken. */
+function checkCards (cards: readonly ReadCard[]): CardText[] {
+  if (cards.length === 0) throw new CardFormatError('the text holds no cards')
+  return cards.map((card, position) => {
+    if (position === MAX_CARDS_PER_REQUEST) {
+      throw new CardFormatError(
+        `card ${position + 1} starts here, but an import holds at most ${MAX_CARDS_PER_REQUEST} cards: split the text`,
+        { line: card.line, card: position + 1 })
+    }
+    if (card.front === '') throw new CardFormatError('empty front: every card needs a front', { line: card.line, card: position + 1 })
+    const frontLength = exceedsMaxText(card.front)
+    if (frontLength !== null) {
+      throw new CardFormatError(`the front is ${frontLength} characters long; at most ${MAX_CARD_TEXT}`, { line: card.line, card: position + 1 })
+    }
+    const backLength = exceedsMaxText(card.back)
+    if (backLength !== null) {
+      throw new CardFormatError(`the back is ${backLength} characters long; at most ${MAX_CARD_TEXT}`, { line: card.backLine, card: position + 1 })
+    }
+    return { front: card.front, back: card.back }
+  })
+}
+
+export function parseQuizlet (text: string, separators: Separators = DEFAULT_SEPARATORS): CardText[] {
+  return checkCards(readQuizletCards(text, separators))
+}
+
+export function parseCsv (text: string, options: { header?: CsvHeader } = {}): CardText[] {
+  return checkCards(readCsvCards(text, options.header ?? 'auto'))
+}
+
+/** Why a card cannot be written as Quizlet text with these separators, or null when nothing obvious is wrong. */
+function quizletProblem (card: CardText, { termSeparator, cardSeparator }: Separators): string | null {
+  if (card.front.includes(termSeparator)) return `its front contains the term separator ${show(termSeparator)}`
+  if ((card.front + termSeparator).indexOf(termSeparator) !== card.front.length) {
+    return `the end of its front and the term separator ${show(termSeparator)} would be read as an earlier term separator`
+  }
+  if (card.front.includes(cardSeparator)) return `its front contains the card separator ${show(cardSeparator)}`
+  if (card.back.includes(cardSeparator)) return `its back contains the card separator ${show(cardSeparator)}`
+  if ((card.front + termSeparator + card.back).trim() === '') return 'it is blank, and blank cards are skipped'
+  if (/[\r\n]/.test(card.front + card.back)) return 'its line breaks would be read differently next to these separators'
+  return null
+}
+
+function shorten (text: string): string {
+  const characters = Array.from(text.slice(0, 100))
+  return characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : text
+}
+
+function sameCards (left: readonly CardText[], right: readonly CardText[]): number | null {
+  for (let index = 0; index < Math.max(left.length, right.length); index++) {
+    if (left[index]?.front !== right[index]?.front || left[index]?.back !== right[index]?.back) return index
+  }
+  return null
+}
+
+/**
+ * Cards as Quizlet text. Throws a CardFormatError naming the first card that
+ * would not read back as itself with these separators.
+ */
+export function toQuizlet (cards: readonly CardText[], separators: Separators = DEFAULT_SEPARATORS): string {
+  checkSeparators(separators)
+  const { termSeparator, cardSeparator } = separators
+  const text = cards.map((card) => card.front + termSeparator + card.back).join(cardSeparator)
+
+  let readBack: CardText[] | null = null
+  try {
+    readBack = readQuizletCards(text, separators)
+  } catch (error) {
+    if (!(error instanceof CardFormatError)) throw error
+  }
+  const differing = readBack === null ? null : sameCards(cards, readBack)
+  if (readBack !== null && differing === null) return text
+
+  // name the card at fault: one with a plain reason first, else the first that reads back differently
+  let position = cards.findIndex((card) => quizletProblem(card, separators) !== null)
+  if (position === -1) position = differing ?? 0
+  const card = cards[position]
+  const reason = (card === undefined ? null : quizletProblem(card, separators)) ?? 'its text runs into the separators and would be read back differently'
+  const preview = card === undefined ? '' : ` (${show(shorten(card.front))})`
+  throw new CardFormatError(
+    `card ${position + 1}${preview} cannot be written as Quizlet text with term separator ${show(termSeparator)} ` +
+    `and card separator ${show(cardSeparator)}: ${reason}; choose other separators, or CSV`,
+    { card: position + 1 })
+}
+
+function csvField (text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/** Cards as CSV (RFC 4180): a `front,back` header, CRLF after every record, quotes only where needed. */
+export function toCsv (cards: readonly CardText[]): string {
+  return ['front,back', ...cards.map((card) => `${csvField(card.front)},${csvField(card.back)}`)]
+    .map((record) => record + '\r\n')
+    .join('')
+}
