@@ -10,9 +10,11 @@ import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
+import libraryManage from './routes/library-manage.js'
 import transfer from './routes/transfer.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
+import progress from './routes/progress.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -71,9 +73,11 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(async (api) => {
     await api.register(accounts)
     await api.register(library)
+    await api.register(libraryManage)
     await api.register(transfer)
     await api.register(study)
     await api.register(goals)
+    await api.register(progress)
   }, { prefix: '/api' })
 
   return app

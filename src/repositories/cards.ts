@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb'
-import type { CardSchedule } from '../domain/scheduling.js'
+import { CardState, type CardSchedule } from '../domain/scheduling.js'
+import { oneAtATime } from './one-at-a-time.js'
 
 export interface CardDocument extends CardSchedule {
   _id: string
@@ -27,6 +28,8 @@ const QUEUE_PROJECTION = {
 
 export function cardsRepository (db: Db) {
   const cards = db.collection<CardDocument>('cards')
+  // a compare-and-set on FerretDB 1.24 holds only if no other update of the card runs meanwhile
+  const perCard = oneAtATime()
   return {
     async insertMany (documents: CardDocument[]): Promise<void> {
       if (documents.length > 0) await cards.insertMany(documents, { ordered: true })
@@ -36,9 +39,41 @@ export function cardsRepository (db: Db) {
       await cards.deleteMany({ userID, flashcardID })
     },
 
+    /** Removes every card of the flashcards asked for; how many there were. Index user_flashcard. */
+    async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
+      if (flashcardIDs.length === 0) return 0
+      return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } })).deletedCount
+    },
+
+    /** Removes the cards asked for from one flashcard; how many there were. */
+    async removeCards (userID: string, flashcardID: string, cardIDs: readonly string[]): Promise<number> {
+      if (cardIDs.length === 0) return 0
+      return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } })).deletedCount
+    },
+
+    /**
+     * Changes the text of a card and leaves its schedule alone; the card as it
+     * now is, or null when there is no such card. In turn with the card's
+     * reviews: FerretDB would otherwise write one over the other.
+     */
+    editText (userID: string, flashcardID: string, cardID: string, text: { front?: string, back?: string }): Promise<CardDocument | null> {
+      return perCard(cardID, () => cards.findOneAndUpdate(
+        { _id: cardID, userID, flashcardID },
+        { $set: text },
+        // no projection: FerretDB 1.24 does not implement one in findAndModify
+        { returnDocument: 'after' }
+      ))
+    },
+
     /** The cards of one flashcard in creation order. Index user_flashcard. */
     byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
       return cards.find({ userID, flashcardID }).sort({ createdOrder: 1, _id: 1 }).toArray()
+    },
+
+    /** The creation order of the newest card of a flashcard, or null for one without cards. Index user_flashcard. */
+    async lastCreatedOrder (userID: string, flashcardID: string): Promise<number | null> {
+      const [last] = await cards.find({ userID, flashcardID }, { projection: { createdOrder: 1 } }).sort({ createdOrder: -1 }).limit(1).toArray()
+      return last?.createdOrder ?? null
     },
 
     findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
@@ -50,11 +85,41 @@ export function cardsRepository (db: Db) {
      * review got there first (the caller recomputes from the fresh card).
      */
     async applyReview (card: CardDocument, schedule: CardSchedule, reviewID: string): Promise<boolean> {
-      const result = await cards.updateOne(
+      const result = await perCard(card._id, () => cards.updateOne(
         { _id: card._id, userID: card.userID, version: card.version },
         { $set: { ...schedule, isNew: false, lastReviewID: reviewID, version: card.version + 1 } }
-      )
+      ))
       return result.matchedCount === 1
+    },
+
+    /**
+     * Puts back the schedule a card had before its last review (undo), by
+     * compare-and-set like applyReview: false when the card moved on since it
+     * was read. The version still goes up, so a review computed from the
+     * undone state fails and recomputes.
+     */
+    async restoreSchedule (card: CardDocument, schedule: CardSchedule, lastReviewID: string | null): Promise<boolean> {
+      const result = await perCard(card._id, () => cards.updateOne(
+        { _id: card._id, userID: card.userID, version: card.version, lastReviewID: card.lastReviewID },
+        { $set: { ...schedule, isNew: schedule.state === CardState.New, lastReviewID, version: card.version + 1 } }
+      ))
+      return result.matchedCount === 1
+    },
+
+    findById (userID: string, cardID: string): Promise<CardDocument | null> {
+      return cards.findOne({ _id: cardID, userID })
+    },
+
+    /**
+     * How many cards the user has in each state. One accumulator: FerretDB
+     * 1.24 computes only the first of several. Index user_queue_due (prefix).
+     */
+    async countByState (userID: string): Promise<Array<{ state: number, count: number }>> {
+      const groups = await cards.aggregate<{ _id: number, count: number }>([
+        { $match: { userID } },
+        { $group: { _id: '$state', count: { $sum: 1 } } }
+      ]).toArray()
+      return groups.map((group) => ({ state: group._id, count: group.count }))
     },
 
     /** Learning and review cards due before `dueBefore`, most overdue first. Index user_queue_due. */
@@ -79,8 +144,9 @@ export function cardsRepository (db: Db) {
       ]).toArray()
     },
 
+    /** Every card of the user, in creation order. */
     all (userID: string): Promise<QueuedCard[]> {
-      return cards.find({ userID }, { projection: QUEUE_PROJECTION }).toArray()
+      return cards.find({ userID }, { projection: QUEUE_PROJECTION }).sort({ createdOrder: 1, _id: 1 }).toArray()
     }
   }
 }

@@ -44,6 +44,28 @@ export function goalsRepository (db: Db) {
           update: { $set: { status: goal.status, failDay: goal.failDay } }
         }
       })), { ordered: false })
+    },
+
+    findOne (userID: string, goalID: string): Promise<GoalDocument | null> {
+      return goals.findOne({ _id: goalID, userID })
+    },
+
+    /**
+     * Stores a new target and end day, with the status they give. Only a goal
+     * still in progress changes: false when it became final in the meantime.
+     */
+    async edit (userID: string, goal: Goal): Promise<boolean> {
+      const result = await goals.updateOne(
+        { _id: goal.id, userID, status: 'in progress' },
+        { $set: { target: goal.target, endDay: goal.endDay, status: goal.status, failDay: goal.failDay } }
+      )
+      return result.matchedCount === 1
+    },
+
+    /** false when the user has no such goal */
+    async remove (userID: string, goalID: string): Promise<boolean> {
+      const result = await goals.deleteOne({ _id: goalID, userID })
+      return result.deletedCount === 1
     }
   }
 }

@@ -1,4 +1,5 @@
-import type { Db } from 'mongodb'
+import { MongoServerError, type AnyBulkWriteOperation, type Db } from 'mongodb'
+import { oneAtATime } from './one-at-a-time.js'
 import { isDuplicateKey } from './users.js'
 
 /**
@@ -26,8 +27,38 @@ export class NameTakenError extends Error {
   override name = 'NameTakenError'
 }
 
+/**
+ * Whether the unique index (user, parent, name) refused a write. MongoDB says so
+ * with code 11000 on every write; FerretDB 1.24 does on inserts only, and refuses
+ * an update that breaks the index with an InternalError naming SQLite's constraint.
+ */
+function isNameClash (error: unknown): boolean {
+  return isDuplicateKey(error) ||
+    (error instanceof MongoServerError && /UNIQUE constraint failed: index '[^']*user_parent_name'/.test(error.message))
+}
+
+/** Where a node of a moved subtree now hangs. */
+export interface AncestorsChange {
+  id: string
+  ancestors: string[]
+}
+
 export function libraryRepository (db: Db) {
   const library = db.collection<LibraryNodeDocument>('library')
+  // FerretDB 1.24 writes an updated node back whole (see one-at-a-time.ts): a rename and a
+  // move of one node at once would lose one, so this process sends a user's updates in turn
+  const perUser = oneAtATime()
+
+  /** Runs an update that may give a node a name its new siblings already have. */
+  async function renaming<T> (name: string, update: () => Promise<T>): Promise<T> {
+    try {
+      return await update()
+    } catch (error) {
+      if (isNameClash(error)) throw new NameTakenError(name)
+      throw error
+    }
+  }
+
   return {
     async insert (node: LibraryNodeDocument): Promise<void> {
       try {
@@ -51,6 +82,56 @@ export function libraryRepository (db: Db) {
       return library.findOne({ _id: flashcardID, userID, kind: 'flashcard' })
     },
 
+    findFolder (userID: string, folderID: string): Promise<LibraryNodeDocument | null> {
+      return library.findOne({ _id: folderID, userID, kind: 'folder' })
+    },
+
+    /** Names of the nodes asked for, by id; a path is read in one round trip from a node's ancestors. */
+    async namesOf (userID: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map()
+      const nodes = await library.find({ userID, _id: { $in: [...ids] } }, { projection: { _id: 1, name: 1 } }).toArray()
+      return new Map(nodes.map((node) => [node._id, node.name]))
+    },
+
+    /** Everything below a folder, at any depth. Index user_ancestors. */
+    subtree (userID: string, folderID: string): Promise<Array<Pick<LibraryNodeDocument, '_id' | 'kind' | 'ancestors'>>> {
+      return library.find({ userID, ancestors: folderID }, { projection: { _id: 1, kind: 1, ancestors: 1 } }).toArray()
+    },
+
+    /** Parent of every folder of the user: enough to walk up from any folder. Index user_kind. */
+    async folderParents (userID: string): Promise<Map<string, string>> {
+      const folders = await library.find({ userID, kind: 'folder' }, { projection: { _id: 1, parentID: 1 } }).toArray()
+      return new Map(folders.map((folder) => [folder._id, folder.parentID]))
+    },
+
+    /** Renames a folder or flashcard; false when there is no such node. Throws NameTakenError on a sibling's name. */
+    async rename (userID: string, id: string, kind: LibraryNodeDocument['kind'], name: string): Promise<boolean> {
+      const result = await perUser(userID, () => renaming(name, () => library.updateOne({ _id: id, userID, kind }, { $set: { name } })))
+      return result.matchedCount === 1
+    },
+
+    /**
+     * Hangs a node under another parent, only while it still hangs where it was
+     * read (compare-and-set on parentID): false when another request moved or
+     * deleted it first. Throws NameTakenError on a new sibling's name.
+     */
+    async move (node: LibraryNodeDocument, parentID: string, ancestors: string[]): Promise<boolean> {
+      const result = await perUser(node.userID, () => renaming(node.name, () => library.updateOne(
+        { _id: node._id, userID: node.userID, parentID: node.parentID },
+        { $set: { parentID, ancestors } }
+      )))
+      return result.matchedCount === 1
+    },
+
+    /** Rewrites the ancestors of the nodes of a moved subtree, one $set each, in one round trip. */
+    async setAncestors (userID: string, changes: readonly AncestorsChange[]): Promise<void> {
+      if (changes.length === 0) return
+      const operations: Array<AnyBulkWriteOperation<LibraryNodeDocument>> = changes.map(({ id, ancestors }) => ({
+        updateOne: { filter: { _id: id, userID }, update: { $set: { ancestors } } }
+      }))
+      await perUser(userID, () => library.bulkWrite(operations, { ordered: false }))
+    },
+
     /**
      * Every folder of the user, and the flashcards asked for: what a tree of
      * those flashcards needs, in one round trip. Folders are few next to cards.
@@ -64,6 +145,12 @@ export function libraryRepository (db: Db) {
 
     async remove (userID: string, id: string): Promise<void> {
       await library.deleteOne({ _id: id, userID })
+    },
+
+    /** Removes the nodes asked for; how many were there. */
+    async removeMany (userID: string, ids: readonly string[]): Promise<number> {
+      if (ids.length === 0) return 0
+      return (await library.deleteMany({ userID, _id: { $in: [...ids] } })).deletedCount
     },
 
     allNodes (userID: string): Promise<LibraryNodeDocument[]> {

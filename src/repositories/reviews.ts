@@ -2,6 +2,7 @@ import type { Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
 import type { ActivityByDay } from '../domain/goals.js'
 import type { CardSchedule, Rating } from '../domain/scheduling.js'
+import { oneAtATime } from './one-at-a-time.js'
 import { isDuplicateKey } from './users.js'
 
 /** The answer a review gave, kept so that a retry with the same reviewID gets it again. */
@@ -43,6 +44,9 @@ export class ReviewIDTakenError extends Error {
 
 export function reviewsRepository (db: Db) {
   const reviews = db.collection<ReviewDocument>('reviews')
+  // FerretDB 1.24 writes an updated entry back whole: takeOver's compare-and-set holds, and
+  // `complete` is not undone by a concurrent write, only if the updates of one entry take turns
+  const perEntry = oneAtATime()
   return {
     /** Claims the reviewID: the unique index lets only one request own it. */
     async claim (review: ReviewDocument): Promise<void> {
@@ -59,16 +63,16 @@ export function reviewsRepository (db: Db) {
     },
 
     async recompute (id: string, before: CardSchedule, after: CardSchedule, wasNew: boolean): Promise<void> {
-      await reviews.updateOne({ _id: id }, { $set: { before, after, wasNew } })
+      await perEntry(id, () => reviews.updateOne({ _id: id }, { $set: { before, after, wasNew } }))
     },
 
     async complete (id: string, answer: ReviewAnswer): Promise<void> {
-      await reviews.updateOne({ _id: id }, { $set: { status: 'done', answer } })
+      await perEntry(id, () => reviews.updateOne({ _id: id }, { $set: { status: 'done', answer } }))
     },
 
     /** Takes over a review left pending since before `staleBefore`; false when someone else did. */
     async takeOver (id: string, staleBefore: Date, now: Date): Promise<boolean> {
-      const result = await reviews.updateOne({ _id: id, status: 'pending', claimedAt: { $lt: staleBefore } }, { $set: { claimedAt: now } })
+      const result = await perEntry(id, () => reviews.updateOne({ _id: id, status: 'pending', claimedAt: { $lt: staleBefore } }, { $set: { claimedAt: now } }))
       return result.modifiedCount === 1
     },
 
@@ -104,6 +108,31 @@ export function reviewsRepository (db: Db) {
         activity.set(day, total)
       }
       return activity
+    },
+
+    /**
+     * The user's most recent finished review: the one undo takes back. Reviews
+     * of one instant (an injected clock) are told apart by their claim time.
+     * Index user_reviewedAt.
+     */
+    lastDone (userID: string): Promise<ReviewDocument | null> {
+      return reviews.findOne({ userID, status: 'done' }, { sort: { reviewedAt: -1, claimedAt: -1, _id: -1 } })
+    },
+
+    /**
+     * The review that left a card in `schedule`, finished or still pending:
+     * a review's `now` becomes the card's lastReview and every review adds one
+     * to reps, so the pair names it. Index user_reviewedAt.
+     */
+    producing (userID: string, cardID: string, schedule: CardSchedule): Promise<ReviewDocument | null> {
+      if (schedule.lastReview === null) return Promise.resolve(null)
+      return reviews.findOne({ userID, reviewedAt: schedule.lastReview, cardID, 'after.reps': schedule.reps })
+    },
+
+    /** Drops a finished review from the log; false when it was already gone. */
+    async remove (id: string): Promise<boolean> {
+      const result = await reviews.deleteOne({ _id: id, status: 'done' })
+      return result.deletedCount === 1
     }
   }
 }

@@ -1,4 +1,5 @@
 import { MongoServerError, type Db } from 'mongodb'
+import { oneAtATime } from './one-at-a-time.js'
 
 export interface UserSettings {
   displayName: string
@@ -40,6 +41,8 @@ export function isDuplicateKey (error: unknown): boolean {
 
 export function usersRepository (db: Db) {
   const users = db.collection<UserDocument>('users')
+  // FerretDB 1.24 writes an updated account back whole: two updates at once would lose one
+  const perUser = oneAtATime()
   return {
     async insert (user: UserDocument): Promise<void> {
       try {
@@ -56,17 +59,27 @@ export function usersRepository (db: Db) {
 
     /** Adds XP atomically and returns the new total. */
     async addXp (userID: string, xp: number): Promise<number> {
-      const user = await users.findOneAndUpdate(
+      const user = await perUser(userID, () => users.findOneAndUpdate(
         { _id: userID },
         { $inc: { totalXp: xp } },
         // no projection: FerretDB 1.24 does not implement one in findAndModify
         { returnDocument: 'after' }
-      )
+      ))
       return user?.totalXp ?? 0
     },
 
     findById (userID: string): Promise<UserDocument | null> {
       return users.findOne({ _id: userID })
+    },
+
+    /** Changes some settings and returns the account as it now is; null when it is gone. */
+    updateSettings (userID: string, changes: Partial<UserSettings>): Promise<UserDocument | null> {
+      return perUser(userID, () => users.findOneAndUpdate(
+        { _id: userID },
+        { $set: changes },
+        // no projection: FerretDB 1.24 does not implement one in findAndModify
+        { returnDocument: 'after' }
+      ))
     }
   }
 }

@@ -1,13 +1,47 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { isTimezone } from '../domain/calendar.js'
+import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
-import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail } from '../repositories/users.js'
+import { InvalidTokenError } from '../plugins/auth.js'
+import { deleteUserData } from '../repositories/user-data.js'
+import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail, type UserSettings } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
-import { LoginBody, RegisterBody, Session, TokenBody, UserProfile } from '../schemas/accounts.js'
+import { DeleteAccountBody, DeletedAccount, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
 import type { UserDocument } from '../repositories/users.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
+const WRONG_PASSWORD = 'wrong password'
+
+class AccountError extends Error {
+  constructor (readonly statusCode: 400 | 401, message: string) { super(message) }
+}
+
+const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
+
+/** The settings a request changes, checked beyond what the schema can say. */
+export function settingsChanges (body: UpdateSettingsBody): Partial<UserSettings> {
+  const changes: Partial<UserSettings> = {}
+  for (const name of SETTINGS) {
+    if (body[name] !== undefined) Object.assign(changes, { [name]: body[name] })
+  }
+  if (Object.keys(changes).length === 0) {
+    throw new AccountError(400, `give at least one setting to change: ${SETTINGS.join(', ')}`)
+  }
+  if (changes.timezone !== undefined) {
+    const timezone = canonicalTimezone(changes.timezone)
+    if (timezone === null) throw new AccountError(400, `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+    changes.timezone = timezone
+  }
+  if (changes.desiredRetention !== undefined) {
+    // one scheduler is kept per retention value, so values come from a short list
+    const hundredths = Math.round(changes.desiredRetention * 100)
+    if (Math.abs(changes.desiredRetention * 100 - hundredths) > 1e-6) {
+      throw new AccountError(400, `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
+    }
+    changes.desiredRetention = hundredths / 100
+  }
+  return changes
+}
 
 const accounts: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/register', {
@@ -15,8 +49,10 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Create an account and receive a token',
       tags: ['account'],
       body: RegisterBody,
-      response: { 201: Session, 400: ErrorResponse, 409: ErrorResponse }
-    }
+      response: { 201: Session, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse }
+    },
+    onRequest: app.limitAttemptsByAddress,
+    preHandler: app.limitAttemptsByAccount
   }, async (request, reply) => {
     const { email, password, displayName, timezone = DEFAULT_SETTINGS.timezone } = request.body
     if (!isTimezone(timezone)) {
@@ -49,8 +85,10 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Exchange email and password for a token',
       tags: ['account'],
       body: LoginBody,
-      response: { 200: Session, 400: ErrorResponse, 401: ErrorResponse }
-    }
+      response: { 200: Session, 400: ErrorResponse, 401: ErrorResponse, 429: ErrorResponse }
+    },
+    onRequest: app.limitAttemptsByAddress,
+    preHandler: app.limitAttemptsByAccount
   }, async (request, reply) => {
     const { email, password } = request.body
     const user = await app.repositories.users.findByEmail(email)
@@ -70,6 +108,39 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     },
     preHandler: app.authenticate
   }, async (request) => profileOf(request.account))
+
+  app.post('/update-settings', {
+    schema: {
+      summary: "Change some of the account's settings",
+      description: `Any of ${SETTINGS.join(', ')}; at least one. Answers the profile as get-user does. A new time zone or dayStartHour moves "today" at once; reviews already made keep the day they were counted on.`,
+      tags: ['account'],
+      body: UpdateSettingsBody,
+      response: { 200: UserProfile, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const updated = await app.repositories.users.updateSettings(request.account._id, settingsChanges(request.body))
+    // the account was deleted since the token was checked
+    if (updated === null) throw new InvalidTokenError()
+    return profileOf(updated)
+  })
+
+  app.post('/delete-account', {
+    schema: {
+      summary: 'Delete the account and every document of it, after asking for its password again',
+      description: 'Folders, flashcards, cards, the review log and goals go with the account; its tokens stop working.',
+      tags: ['account'],
+      body: DeleteAccountBody,
+      response: { 200: DeletedAccount, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const account = request.account
+    if (!await verifyPassword(request.body.password, account.passwordHash)) throw new AccountError(401, WRONG_PASSWORD)
+    await deleteUserData(app.db, account._id)
+    request.log.info({ userID: account._id }, 'account deleted')
+    return { deleted: 'true' as const }
+  })
 }
 
 export function profileOf (user: UserDocument) {

@@ -1,16 +1,57 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { parseDisplayDay, userDay } from '../domain/calendar.js'
+import { formatDay, parseDisplayDay, userDay, type LocalDay } from '../domain/calendar.js'
 import { evaluateGoal, goalView, progressOf, type Goal, type GoalView } from '../domain/goals.js'
 import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
-import { CreatedGoal, CreateGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
+import { CreatedGoal, CreateGoalBody, DeletedGoal, DeleteGoalBody, EditGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
 import { calendarOf } from './wire.js'
 
 class GoalError extends Error {
-  readonly statusCode = 400
+  constructor (message: string, readonly statusCode: 400 | 404 | 409 = 400) { super(message) }
+}
+
+/** The end day a request asks for: a real date, today or later. */
+function endDayOf (endDate: string, today: LocalDay): LocalDay {
+  const endDay = parseDisplayDay(endDate)
+  if (endDay === null) throw new GoalError(`end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
+  if (endDay < today) throw new GoalError(`end_date ${endDate} is in the past; choose today or a later day`)
+  return endDay
+}
+
+/**
+ * Changes the target or end day of a goal in progress. The stored status may
+ * lag behind the history (nobody asked since), so the goal is evaluated first:
+ * one already met or missed is final and stays as it is. The edited goal is
+ * evaluated again, so a target lowered to what is already done completes it.
+ */
+async function editGoal (app: FastifyInstance, user: UserDocument, goalID: string, changes: { target?: number, endDate?: string }) {
+  if (changes.target === undefined && changes.endDate === undefined) {
+    throw new GoalError('give a new target, a new end_date or both')
+  }
+  const today = userDay(app.clock(), calendarOf(user)).day
+  const endDay = changes.endDate === undefined ? undefined : endDayOf(changes.endDate, today)
+  const stored = await app.repositories.goals.findOne(user._id, goalID)
+  if (stored === null) throw new GoalError(`no goal ${goalID}`, 404)
+
+  const goal = toGoal(stored)
+  if (endDay !== undefined && endDay < goal.startDay) {
+    throw new GoalError(`end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
+  }
+  const lastDay = endDay !== undefined && endDay > goal.endDay ? endDay : goal.endDay
+  const activity = await app.repositories.reviews.activityByDay(user._id, goal.startDay, lastDay)
+  const current = evaluateGoal(goal, activity, today)
+  if (current.status !== 'in progress') {
+    if (current.status !== goal.status) await app.repositories.goals.settle(user._id, [current])
+    throw new GoalError(`the goal is ${current.status}, which is final; only a goal in progress can be changed`, 409)
+  }
+  const edited = evaluateGoal({ ...current, target: changes.target ?? current.target, endDay: endDay ?? current.endDay }, activity, today)
+  if (!await app.repositories.goals.edit(user._id, edited)) {
+    throw new GoalError('the goal became final meanwhile; only a goal in progress can be changed', 409)
+  }
+  return { goalID, goal: goalView(edited, progressOf(edited, activity)) }
 }
 
 /**
@@ -49,10 +90,8 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { type, target, end_date: endDate } = request.body
     const user = request.account
-    const endDay = parseDisplayDay(endDate)
-    if (endDay === null) throw new GoalError(`end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
     const today = userDay(app.clock(), calendarOf(user)).day
-    if (endDay < today) throw new GoalError(`end_date ${endDate} is in the past; choose today or a later day`)
+    const endDay = endDayOf(endDate, today)
 
     const goal: Goal = {
       id: newId(),
@@ -67,6 +106,34 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     const { id, ...fields } = goal
     await app.repositories.goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields })
     return reply.code(201).send({ goalID: id, goal: goalView(goal, 0) })
+  })
+
+  app.post('/edit-goal', {
+    schema: {
+      summary: 'Change the target or the end date of a goal in progress',
+      description: 'Answers the goal as update-goal-status shows it, its status evaluated with the new values (a target already reached completes it). 409 once the goal is completed or failed; 404 for a goal that is not the user\'s.',
+      tags: ['goals'],
+      body: EditGoalBody,
+      response: { 200: CreatedGoal, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { goalID, target, end_date: endDate } = request.body
+    return await editGoal(app, request.account, goalID, { target, endDate })
+  })
+
+  app.post('/delete-goal', {
+    schema: {
+      summary: 'Delete a goal, whatever its status',
+      tags: ['goals'],
+      body: DeleteGoalBody,
+      response: { 200: DeletedGoal, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { goalID } = request.body
+    if (!await app.repositories.goals.remove(request.account._id, goalID)) throw new GoalError(`no goal ${goalID}`, 404)
+    return { goalID, deleted: 'true' as const }
   })
 
   app.post('/update-goal-status', {

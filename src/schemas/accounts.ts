@@ -42,3 +42,29 @@ export const UserProfile = Type.Object({
   total_xp: Type.String(),
   createdAt: Type.String({ description: 'ISO-8601 UTC instant' })
 })
+
+export const MIN_DESIRED_RETENTION = 0.7
+export const MAX_DESIRED_RETENTION = 0.99
+
+/** Every setting optional, at least one given; counts as JSON integers or digit strings. */
+export const UpdateSettingsBody = Type.Object({
+  jwtToken: JwtToken,
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Paris' })),
+  dayStartHour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23, description: 'the hour (0-23) the user\'s day turns over' })),
+  newCardsPerDay: Type.Optional(Type.Integer({ minimum: 0, maximum: 9999, description: 'new cards shown a day, 0-9999' })),
+  reviewsPerDay: Type.Optional(Type.Integer({ minimum: 0, maximum: 99_999, description: 'reviews shown a day, 0-99999' })),
+  desiredRetention: Type.Optional(Type.Number({
+    minimum: MIN_DESIRED_RETENTION,
+    maximum: MAX_DESIRED_RETENTION,
+    description: `FSRS desired retention, ${MIN_DESIRED_RETENTION.toFixed(2)}-${MAX_DESIRED_RETENTION}, at most two decimals`
+  }))
+}, { additionalProperties: false })
+export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>
+
+export const DeleteAccountBody = Type.Object({
+  jwtToken: JwtToken,
+  password: Type.String({ minLength: 1, maxLength: 1024, description: 'the account\'s password, asked again' })
+}, { additionalProperties: false })
+
+export const DeletedAccount = Type.Object({ deleted: Type.Literal('true') })

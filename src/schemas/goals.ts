@@ -31,3 +31,14 @@ export const CreatedGoal = Type.Object({ goalID: Id, goal: GoalObject })
 export const UpdateGoalStatusBody = Type.Object({
   jwtToken: Type.Optional(Type.Unknown({ description: 'token from register or login' }))
 })
+
+export const EditGoalBody = Type.Object({
+  jwtToken: JwtToken,
+  goalID: Id,
+  target: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'the new target; an integer or a digit string' })),
+  end_date: Type.Optional(Type.String({ description: 'the new end day, DD/MM/YYYY, today or later in the user\'s calendar' }))
+})
+
+export const DeleteGoalBody = Type.Object({ jwtToken: JwtToken, goalID: Id })
+
+export const DeletedGoal = Type.Object({ goalID: Id, deleted: Type.Literal('true') })

@@ -1,0 +1,402 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import type { UserCalendar } from '../domain/calendar.js'
+import { buildTree } from '../domain/library-tree.js'
+import type { CardDocument } from '../repositories/cards.js'
+import { NameTakenError, TOP_LEVEL, type AncestorsChange, type LibraryNodeDocument } from '../repositories/library.js'
+import type { UserDocument } from '../repositories/users.js'
+import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
+import { MAX_FOLDER_DEPTH } from '../schemas/library.js'
+import {
+  AddCardsBody, AddedCards, AllCardsBody, CardBody, CardDetails, DeletedCard, DeletedFlashcard, DeletedFolder,
+  EditCardBody, Flashcard, FlashcardBody, FolderBody, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
+  PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+} from '../schemas/library-manage.js'
+import { LibraryTree } from '../schemas/study.js'
+import { checkNames, LibraryError, newCards } from './library.js'
+import { calendarOf, cardLeaf, treeNodes } from './wire.js'
+
+function noFolder (folderID: string): LibraryError {
+  return new LibraryError(404, `no folder ${folderID}`)
+}
+
+function noFlashcard (flashcardID: string): LibraryError {
+  return new LibraryError(404, `no flashcard ${flashcardID}`)
+}
+
+function changedMeanwhile (): LibraryError {
+  return new LibraryError(409, 'another request moved or deleted it at the same time; read it again and retry')
+}
+
+function nameTaken (name: string): LibraryError {
+  return new LibraryError(409, `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
+}
+
+async function folderOf (app: FastifyInstance, userID: string, folderID: string): Promise<LibraryNodeDocument> {
+  const folder = await app.repositories.library.findFolder(userID, folderID)
+  if (folder === null) throw noFolder(folderID)
+  return folder
+}
+
+async function flashcardOf (app: FastifyInstance, userID: string, flashcardID: string): Promise<LibraryNodeDocument> {
+  const flashcard = await app.repositories.library.findFlashcard(userID, flashcardID)
+  if (flashcard === null) throw noFlashcard(flashcardID)
+  return flashcard
+}
+
+/** The names of the folders `ancestors` lists, from the top. */
+async function folderNames (app: FastifyInstance, userID: string, ancestors: readonly string[]): Promise<string[]> {
+  const names = await app.repositories.library.namesOf(userID, ancestors)
+  return ancestors.flatMap((id) => names.get(id) ?? [])
+}
+
+/** A card with its text and where it stands, as get-flashcard and edit-card show it. */
+function cardDetails (card: CardDocument, calendar: UserCalendar) {
+  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
+  return { cardID: card._id, front: card.front, back: card.back, review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+}
+
+/** Gives a folder or flashcard another name among the same siblings. */
+async function renameNode (app: FastifyInstance, node: LibraryNodeDocument, name: string): Promise<void> {
+  if (name === node.name) return
+  let renamed: boolean
+  try {
+    renamed = await app.repositories.library.rename(node.userID, node._id, node.kind, name)
+  } catch (error) {
+    if (error instanceof NameTakenError) throw nameTaken(name)
+    throw error
+  }
+  if (!renamed) throw node.kind === 'folder' ? noFolder(node._id) : noFlashcard(node._id)
+}
+
+/** Hangs a folder or flashcard under another parent, unless a sibling there has its name. */
+async function moveNode (app: FastifyInstance, node: LibraryNodeDocument, parentID: string, ancestors: string[]): Promise<void> {
+  let moved: boolean
+  try {
+    moved = await app.repositories.library.move(node, parentID, ancestors)
+  } catch (error) {
+    if (error instanceof NameTakenError) throw nameTaken(node.name)
+    throw error
+  }
+  if (!moved) throw changedMeanwhile()
+}
+
+/** The ancestors of a node below `folderID` once that folder hangs below `ancestors`. */
+function relocated (nodeAncestors: readonly string[], folderID: string, ancestors: readonly string[]): string[] {
+  return [...ancestors, folderID, ...nodeAncestors.slice(nodeAncestors.indexOf(folderID) + 1)]
+}
+
+function sameIds (a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index])
+}
+
+/** Whether climbing from `start` parent by parent reaches `target`; a loop met on the way ends the climb. */
+function climbsTo (parents: ReadonlyMap<string, string>, start: string, target: string): boolean {
+  const seen = new Set<string>()
+  for (let current = parents.has(start) ? start : undefined; current !== undefined && current !== TOP_LEVEL && !seen.has(current); current = parents.get(current)) {
+    if (current === target) return true
+    seen.add(current)
+  }
+  return false
+}
+
+/**
+ * Moves a folder with everything below it. Without update pipelines (FerretDB
+ * 1.24 has none) the subtree is read by its ancestors and each node gets its
+ * new ancestors in one bulk write. The folder moves first, by compare-and-set:
+ * should the bulk write fail, the same move sent again finds the folder in
+ * place and rewrites only the ancestors still out of date.
+ */
+async function moveFolder (app: FastifyInstance, userID: string, folderID: string, parentID: string) {
+  const { library } = app.repositories
+  const folder = await folderOf(app, userID, folderID)
+  let ancestors: string[] = []
+  if (parentID !== TOP_LEVEL) {
+    if (parentID === folderID) throw new LibraryError(400, 'a folder cannot be moved into itself')
+    const parent = await folderOf(app, userID, parentID)
+    if (parent.ancestors.includes(folderID)) throw new LibraryError(400, 'a folder cannot be moved into one of its own subfolders')
+    ancestors = [...parent.ancestors, parent._id]
+  }
+
+  const below = await library.subtree(userID, folderID)
+  // every folder stays reachable by a path create-flashcard and create-folder accept
+  const levelsBelow = Math.max(0, ...below.filter((node) => node.kind === 'folder').map((node) => node.ancestors.length - node.ancestors.indexOf(folderID)))
+  const depth = ancestors.length + 1 + levelsBelow
+  if (depth > MAX_FOLDER_DEPTH) {
+    throw new LibraryError(400, `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
+  }
+
+  if (folder.parentID !== parentID) {
+    await moveNode(app, folder, parentID, ancestors)
+    // two moves at once (a into b, b into a) can each pass the check above and together
+    // make a loop that would hide both folders; a move that sees one steps back
+    if (parentID !== TOP_LEVEL && climbsTo(await library.folderParents(userID), parentID, folderID)) {
+      await library.move({ ...folder, parentID, ancestors }, folder.parentID, folder.ancestors)
+      throw changedMeanwhile()
+    }
+  }
+
+  const changes: AncestorsChange[] = []
+  for (const node of below) {
+    const moved = relocated(node.ancestors, folderID, ancestors)
+    if (!sameIds(moved, node.ancestors)) changes.push({ id: node._id, ancestors: moved })
+  }
+  await library.setAncestors(userID, changes)
+  return { folderID, path: [...await folderNames(app, userID, ancestors), folder.name] }
+}
+
+/**
+ * Deletes a folder with its subfolders, flashcards and cards; the review log
+ * stays, for statistics and goals. Cards go before their flashcards and the
+ * folder goes last, so an interrupted deletion leaves the folder to delete
+ * again and no card without its flashcard.
+ */
+async function deleteFolder (app: FastifyInstance, userID: string, folderID: string) {
+  const { library, cards } = app.repositories
+  await folderOf(app, userID, folderID)
+  const deleted = { folders: 1, flashcards: 0, cards: 0 }
+  const sweep = async (): Promise<void> => {
+    const below = await library.subtree(userID, folderID)
+    const flashcardIDs = below.filter((node) => node.kind === 'flashcard').map((node) => node._id)
+    deleted.cards += await cards.removeByFlashcards(userID, flashcardIDs)
+    await library.removeMany(userID, below.map((node) => node._id))
+    deleted.flashcards += flashcardIDs.length
+    deleted.folders += below.length - flashcardIDs.length
+  }
+  await sweep()
+  await library.remove(userID, folderID)
+  // what a request in flight put inside meanwhile goes too
+  await sweep()
+  return {
+    folderID,
+    folders: String(deleted.folders),
+    flashcards: String(deleted.flashcards),
+    cards: String(deleted.cards)
+  }
+}
+
+async function deleteFlashcard (app: FastifyInstance, userID: string, flashcardID: string) {
+  const { library, cards } = app.repositories
+  await flashcardOf(app, userID, flashcardID)
+  // cards first, as in deleteFolder; a second sweep takes cards added by a request in flight
+  let deleted = await cards.removeByFlashcards(userID, [flashcardID])
+  await library.remove(userID, flashcardID)
+  deleted += await cards.removeByFlashcards(userID, [flashcardID])
+  return { flashcardID, cards: String(deleted) }
+}
+
+/** Adds new, never reviewed cards to a flashcard; all or nothing. */
+async function addCards (app: FastifyInstance, userID: string, flashcardID: string, texts: AddCardsBody['cards']) {
+  const { library, cards } = app.repositories
+  await flashcardOf(app, userID, flashcardID)
+  const documents = newCards(userID, flashcardID, texts, app.clock())
+  // new cards come after the cards already there, even within one millisecond of them
+  const last = await cards.lastCreatedOrder(userID, flashcardID)
+  const first = documents[0]?.createdOrder ?? 0
+  if (last !== null && first <= last) {
+    for (const card of documents) card.createdOrder += last + 1 - first
+  }
+  const cardIDs = documents.map((card) => card._id)
+  try {
+    await cards.insertMany(documents)
+  } catch (error) {
+    // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
+    await cards.removeCards(userID, flashcardID, cardIDs).catch(() => {})
+    throw error
+  }
+  // a flashcard deleted while the cards went in takes none of them
+  if (await library.findFlashcard(userID, flashcardID) === null) {
+    await cards.removeCards(userID, flashcardID, cardIDs)
+    throw noFlashcard(flashcardID)
+  }
+  return { cardIDs }
+}
+
+async function editCard (app: FastifyInstance, user: UserDocument, request: Omit<EditCardBody, 'jwtToken'>) {
+  const { flashcardID, cardID, front, back } = request
+  if (front === undefined && back === undefined) {
+    throw new LibraryError(400, 'body has neither "front" nor "back": send the text to change')
+  }
+  // only the fields sent: an absent one must not be written as null
+  const text: { front?: string, back?: string } = {}
+  if (front !== undefined) text.front = front
+  if (back !== undefined) text.back = back
+  const card = await app.repositories.cards.editText(user._id, flashcardID, cardID, text)
+  if (card === null) throw new LibraryError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+  return cardDetails(card, calendarOf(user))
+}
+
+async function getFlashcard (app: FastifyInstance, user: UserDocument, flashcardID: string) {
+  const flashcard = await flashcardOf(app, user._id, flashcardID)
+  const [folder, cards] = await Promise.all([
+    folderNames(app, user._id, flashcard.ancestors),
+    app.repositories.cards.byFlashcard(user._id, flashcardID)
+  ])
+  const calendar = calendarOf(user)
+  return {
+    flashcardID,
+    flashcardName: flashcard.name,
+    description: flashcard.description ?? '',
+    folder,
+    cards: cards.map((card) => cardDetails(card, calendar))
+  }
+}
+
+/** The whole library in the shape of spec 2.2: every folder (an empty one as {}), every flashcard, every card. */
+async function allCards (app: FastifyInstance, user: UserDocument) {
+  const [nodes, cards] = await Promise.all([
+    app.repositories.library.allNodes(user._id),
+    app.repositories.cards.all(user._id)
+  ])
+  const { folders, flashcards } = treeNodes(nodes)
+  const calendar = calendarOf(user)
+  return buildTree(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)), { includeEmpty: true })
+}
+
+const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/rename-folder', {
+    schema: {
+      summary: 'Rename a folder',
+      tags: ['library'],
+      body: RenameFolderBody,
+      response: { 200: PlacedFolder, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { folderID, name } = request.body
+    checkNames([name])
+    const folder = await folderOf(app, request.account._id, folderID)
+    await renameNode(app, folder, name)
+    return { folderID, path: [...await folderNames(app, folder.userID, folder.ancestors), name] }
+  })
+
+  app.post('/move-folder', {
+    schema: {
+      summary: 'Move a folder, with everything in it, into another folder or to the top level',
+      description: 'Never into itself or its own subfolders (400); 409 when the destination already holds a folder or flashcard of its name.',
+      tags: ['library'],
+      body: MoveFolderBody,
+      response: { 200: PlacedFolder, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { folderID, parentID = TOP_LEVEL } = request.body
+    return await moveFolder(app, request.account._id, folderID, parentID)
+  })
+
+  app.post('/delete-folder', {
+    schema: {
+      summary: 'Delete a folder with its subfolders, flashcards and cards',
+      description: 'The review log keeps the reviews of the deleted cards, so statistics and goals do not change.',
+      tags: ['library'],
+      body: FolderBody,
+      response: { 200: DeletedFolder, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => await deleteFolder(app, request.account._id, request.body.folderID))
+
+  app.post('/get-flashcard', {
+    schema: {
+      summary: 'A flashcard with its folder path and every card, text and schedule',
+      tags: ['library'],
+      body: FlashcardBody,
+      response: { 200: Flashcard, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => await getFlashcard(app, request.account, request.body.flashcardID))
+
+  app.post('/rename-flashcard', {
+    schema: {
+      summary: 'Rename a flashcard',
+      tags: ['library'],
+      body: RenameFlashcardBody,
+      response: { 200: RenamedFlashcard, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { flashcardID, name } = request.body
+    checkNames([name])
+    await renameNode(app, await flashcardOf(app, request.account._id, flashcardID), name)
+    return { flashcardID, flashcardName: name }
+  })
+
+  app.post('/move-flashcard-set', {
+    schema: {
+      summary: 'Move a flashcard, with its cards, into another folder',
+      tags: ['library'],
+      body: MoveFlashcardBody,
+      response: { 200: MovedFlashcard, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const userID = request.account._id
+    const { flashcardID, folderID } = request.body
+    const flashcard = await flashcardOf(app, userID, flashcardID)
+    const folder = await folderOf(app, userID, folderID)
+    if (flashcard.parentID !== folderID) await moveNode(app, flashcard, folderID, [...folder.ancestors, folderID])
+    return { flashcardID, folderID, folder: [...await folderNames(app, userID, folder.ancestors), folder.name] }
+  })
+
+  app.post('/delete-flashcard', {
+    schema: {
+      summary: 'Delete a flashcard with its cards',
+      description: 'The review log keeps the reviews of the deleted cards, so statistics and goals do not change.',
+      tags: ['library'],
+      body: FlashcardBody,
+      response: { 200: DeletedFlashcard, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => await deleteFlashcard(app, request.account._id, request.body.flashcardID))
+
+  app.post('/add-cards', {
+    schema: {
+      summary: 'Add new cards to a flashcard',
+      tags: ['library'],
+      body: AddCardsBody,
+      response: { 201: AddedCards, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request, reply) => {
+    const { flashcardID, cards } = request.body
+    return reply.code(201).send(await addCards(app, request.account._id, flashcardID, cards))
+  })
+
+  app.post('/edit-card', {
+    schema: {
+      summary: 'Change the front or back of a card; its schedule stays',
+      tags: ['library'],
+      body: EditCardBody,
+      response: { 200: CardDetails, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => await editCard(app, request.account, request.body))
+
+  app.post('/delete-card', {
+    schema: {
+      summary: 'Delete one card',
+      description: 'The review log keeps its reviews, so statistics and goals do not change.',
+      tags: ['library'],
+      body: CardBody,
+      response: { 200: DeletedCard, 404: ErrorResponse, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const { flashcardID, cardID } = request.body
+    const deleted = await app.repositories.cards.removeCards(request.account._id, flashcardID, [cardID])
+    if (deleted === 0) throw new LibraryError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+    return { flashcardID, cardID }
+  })
+
+  app.post('/get-all-cards', {
+    schema: {
+      summary: 'The whole library as a tree, every card included',
+      description: 'The shape of spec 2.2 (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
+      tags: ['library'],
+      body: AllCardsBody,
+      response: { 200: LibraryTree, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => await allCards(app, request.account))
+}
+
+export default libraryManage
