@@ -112,7 +112,7 @@ export function cardsRepository (db: Db) {
 
     /**
      * How many cards the user has in each state. One accumulator: FerretDB
-     * 1.24 computes only the first of several. Index user_queue_due (prefix).
+     * 1.24 computes only the first of several. Index user_queue (prefix).
      */
     async countByState (userID: string): Promise<Array<{ state: number, count: number }>> {
       const groups = await cards.aggregate<{ _id: number, count: number }>([
@@ -122,23 +122,47 @@ export function cardsRepository (db: Db) {
       return groups.map((group) => ({ state: group._id, count: group.count }))
     },
 
-    /** Learning and review cards due before `dueBefore`, most overdue first. Index user_queue_due. */
-    dueQueue (userID: string, dueBefore: Date, limit: number): Promise<QueuedCard[]> {
-      if (limit <= 0) return Promise.resolve([])
-      return cards.aggregate<QueuedCard>([
+    /**
+     * Today's cards: learning and review cards due before `dueBefore`, most
+     * overdue first, then new cards in creation order, each within its
+     * allowance. New cards sort after due ones (isNew, then due, which for a
+     * new card is its creation), so one aggregation serves both on the common
+     * path; only when more cards are due than the review allowance were the new
+     * ones crowded out, and a second query reads them. Index user_queue.
+     */
+    async todayQueue (userID: string, dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<QueuedCard[]> {
+      if (allowance.reviews === 0) return await this.newQueue(userID, allowance.newCards)
+      if (allowance.newCards === 0) return await this.dueQueue(userID, dueBefore, allowance.reviews)
+      const rows = await cards.aggregate<QueuedCard & { isNew: boolean }>([
+        { $match: { userID, $or: [{ isNew: false, due: { $lt: dueBefore } }, { isNew: true }] } },
+        { $sort: { isNew: 1, due: 1, createdOrder: 1 } },
+        { $limit: allowance.reviews + allowance.newCards },
+        { $project: { ...QUEUE_PROJECTION, isNew: 1 } }
+      ]).toArray()
+      const due = rows.filter((card) => !card.isNew)
+      const fresh = due.length > allowance.reviews
+        ? await this.newQueue(userID, allowance.newCards)
+        : rows.filter((card) => card.isNew)
+      return [...due.slice(0, allowance.reviews), ...fresh.slice(0, allowance.newCards)]
+    },
+
+    /** Learning and review cards due before `dueBefore`, most overdue first. Index user_queue. */
+    async dueQueue (userID: string, dueBefore: Date, limit: number): Promise<QueuedCard[]> {
+      if (limit <= 0) return []
+      return await cards.aggregate<QueuedCard>([
         { $match: { userID, isNew: false, due: { $lt: dueBefore } } },
-        { $sort: { due: 1, _id: 1 } },
+        { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
       ]).toArray()
     },
 
-    /** New cards in creation order. Index user_queue_order. */
-    newQueue (userID: string, limit: number): Promise<QueuedCard[]> {
-      if (limit <= 0) return Promise.resolve([])
-      return cards.aggregate<QueuedCard>([
+    /** New cards in creation order (a new card is due from its creation). Index user_queue. */
+    async newQueue (userID: string, limit: number): Promise<QueuedCard[]> {
+      if (limit <= 0) return []
+      return await cards.aggregate<QueuedCard>([
         { $match: { userID, isNew: true } },
-        { $sort: { createdOrder: 1, _id: 1 } },
+        { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
       ]).toArray()

@@ -15,8 +15,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { userID: 1, kind: 1 }, name: 'user_kind' }
   ],
   cards: [
-    { key: { userID: 1, isNew: 1, due: 1 }, name: 'user_queue_due' },
-    { key: { userID: 1, isNew: 1, createdOrder: 1 }, name: 'user_queue_order' },
+    // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)
+    { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
     { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' }
   ],
   reviews: [

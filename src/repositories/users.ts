@@ -1,4 +1,5 @@
 import { MongoServerError, type Db } from 'mongodb'
+import type { LocalDay } from '../domain/calendar.js'
 import { oneAtATime } from './one-at-a-time.js'
 
 export interface UserSettings {
@@ -10,12 +11,20 @@ export interface UserSettings {
   desiredRetention: number
 }
 
+/** Reviews made on the user's current day, kept with the account so today's cards need no count query. */
+export interface StudyDay {
+  day: LocalDay
+  reviews: number
+  newCards: number
+}
+
 export interface UserDocument extends UserSettings {
   _id: string
   /** normalised (trimmed, lower case): the unique index makes emails case-insensitive */
   email: string
   passwordHash: string
   totalXp: number
+  studyDay?: StudyDay
   createdAt: Date
 }
 
@@ -65,6 +74,46 @@ export function usersRepository (db: Db) {
         // no projection: FerretDB 1.24 does not implement one in findAndModify
         { returnDocument: 'after' }
       ))
+      return user?.totalXp ?? 0
+    },
+
+    /**
+     * Adds a finished review's XP and counts it on its day, in one update;
+     * returns the new XP total. A review of a new day starts the day's count
+     * afresh; one of a day already past (a cut-off review finished late) only adds XP.
+     */
+    async recordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }): Promise<number> {
+      const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
+      const user = await perUser(userID, async () =>
+        await users.findOneAndUpdate(
+          { _id: userID, 'studyDay.day': review.day },
+          { $inc: { totalXp: review.xp, [counter]: 1 } },
+          { returnDocument: 'after' }
+        ) ??
+        await users.findOneAndUpdate(
+          { _id: userID, $or: [{ studyDay: { $exists: false } }, { 'studyDay.day': { $lt: review.day } }] },
+          {
+            $inc: { totalXp: review.xp },
+            $set: { studyDay: { day: review.day, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 } }
+          },
+          { returnDocument: 'after' }
+        ) ??
+        await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp } }, { returnDocument: 'after' })
+      )
+      return user?.totalXp ?? 0
+    },
+
+    /** Takes a review back out of the XP total and, if it was made today, out of today's count. */
+    async unrecordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }): Promise<number> {
+      const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
+      const user = await perUser(userID, async () =>
+        await users.findOneAndUpdate(
+          { _id: userID, 'studyDay.day': review.day, [counter]: { $gt: 0 } },
+          { $inc: { totalXp: -review.xp, [counter]: -1 } },
+          { returnDocument: 'after' }
+        ) ??
+        await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: -review.xp } }, { returnDocument: 'after' })
+      )
       return user?.totalXp ?? 0
     },
 

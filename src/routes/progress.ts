@@ -45,7 +45,7 @@ export async function undoLastReview (app: FastifyInstance, user: UserDocument) 
   }
 
   const totalXp = await reviews.remove(review._id)
-    ? await users.addXp(user._id, -review.xp)
+    ? await users.unrecordReview(user._id, review)
     // a concurrent undo of the same review removed it and took its XP
     : (await users.findById(user._id))?.totalXp ?? 0
   const calendar = calendarOf(user)

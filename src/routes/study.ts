@@ -24,19 +24,19 @@ function scheduleOf (card: CardDocument): CardSchedule {
   return { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview }
 }
 
-/** The tree of the cards the user should study before their day ends. */
+/**
+ * The tree of the cards the user should study before their day ends, in
+ * three round trips: the account (read by authentication, with today's
+ * review counts), the cards, and the folders and flashcards above them.
+ */
 export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<Record<string, unknown>> {
   const calendar = calendarOf(user)
   const today = userDay(app.clock(), calendar)
-  const [doneToday, dueCards, newCards] = await Promise.all([
-    app.repositories.reviews.countSince(user._id, today.start),
-    app.repositories.cards.dueQueue(user._id, today.end, user.reviewsPerDay),
-    app.repositories.cards.newQueue(user._id, user.newCardsPerDay)
-  ])
-  const cards = [
-    ...dueCards.slice(0, Math.max(0, user.reviewsPerDay - doneToday.reviews)),
-    ...newCards.slice(0, Math.max(0, user.newCardsPerDay - doneToday.newCards))
-  ]
+  const doneToday = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
+  const cards = await app.repositories.cards.todayQueue(user._id, today.end, {
+    reviews: Math.max(0, user.reviewsPerDay - doneToday.reviews),
+    newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
+  })
   if (cards.length === 0) return {}
   const nodes = await app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))])
   const { folders, flashcards } = treeNodes(nodes)
@@ -58,7 +58,7 @@ async function replay (app: FastifyInstance, user: UserDocument, reviewID: strin
     const now = new Date()
     if (await app.repositories.reviews.takeOver(review._id, new Date(now.getTime() - STALE_REVIEW_MS), now)) {
       const card = await app.repositories.cards.findOne(user._id, review.flashcardID, review.cardID)
-      if (card?.lastReviewID === reviewID) return await finishReview(app, user, review._id, review.cardID, review.after, review.reviewedAt)
+      if (card?.lastReviewID === reviewID) return await finishReview(app, user, review._id, review.cardID, review.after, review.reviewedAt, review.wasNew)
       // the card never took this review: forget it and let the caller review afresh
       await app.repositories.reviews.discard(review._id)
       return null
@@ -68,9 +68,9 @@ async function replay (app: FastifyInstance, user: UserDocument, reviewID: strin
   throw new StudyError(409, `the review ${reviewID} is still being recorded; retry in a moment`)
 }
 
-/** The review is on the card: add its XP and store the answer a retry will get. */
-async function finishReview (app: FastifyInstance, user: UserDocument, logID: string, cardID: string, after: CardSchedule, reviewedAt: Date): Promise<StoredAnswer> {
-  const totalXp = await app.repositories.users.addXp(user._id, XP_PER_REVIEW)
+/** The review is on the card: add its XP, count it on its day, and store the answer a retry will get. */
+async function finishReview (app: FastifyInstance, user: UserDocument, logID: string, cardID: string, after: CardSchedule, reviewedAt: Date, wasNew: boolean): Promise<StoredAnswer> {
+  const totalXp = await app.repositories.users.recordReview(user._id, { day: dayOf(reviewedAt, calendarOf(user)), wasNew, xp: XP_PER_REVIEW })
   const answer: StoredAnswer = {
     cardID,
     review_status: reviewStatus(after),
@@ -153,7 +153,7 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
     throw error
   }
   // from here the review stands; should this be cut off, a retry with the reviewID finishes it
-  return await finishReview(app, user, logID, cardID, after, now)
+  return await finishReview(app, user, logID, cardID, after, now, isNewCard(before))
 }
 
 const study: FastifyPluginAsyncTypebox = async (app) => {
