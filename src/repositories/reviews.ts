@@ -80,6 +80,16 @@ export function reviewsRepository (db: Db) {
       await reviews.deleteOne({ _id: id, status: 'pending' })
     },
 
+    /** Reviews since `since`, split into new cards started and the rest. Index user_reviewedAt. */
+    async countSince (userID: string, since: Date): Promise<{ newCards: number, reviews: number }> {
+      const groups = await reviews.aggregate<{ _id: boolean, count: number }>([
+        { $match: { userID, status: 'done', reviewedAt: { $gte: since } } },
+        { $group: { _id: '$wasNew', count: { $sum: 1 } } }
+      ]).toArray()
+      const countOf = (wasNew: boolean): number => groups.find((group) => group._id === wasNew)?.count ?? 0
+      return { newCards: countOf(true), reviews: countOf(false) }
+    },
+
     /**
      * Reviews and XP per user-day from `from` through `to`. Index user_day.
      * One accumulator per $group: FerretDB 1.24 computes only the first of

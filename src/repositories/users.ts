@@ -14,6 +14,9 @@ export interface UserSettings {
 /** Reviews made on the user's current day, kept with the account so today's cards need no count query. */
 export interface StudyDay {
   day: LocalDay
+  /** the day's bounds in the calendar the reviews were made in; a settings change may move today's */
+  start: Date
+  end: Date
   reviews: number
   newCards: number
 }
@@ -82,7 +85,7 @@ export function usersRepository (db: Db) {
      * returns the new XP total. A review of a new day starts the day's count
      * afresh; one of a day already past (a cut-off review finished late) only adds XP.
      */
-    async recordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }): Promise<number> {
+    async recordReview (userID: string, review: { day: LocalDay, start: Date, end: Date, wasNew: boolean, xp: number }): Promise<number> {
       const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
       const user = await perUser(userID, async () =>
         await users.findOneAndUpdate(
@@ -94,7 +97,7 @@ export function usersRepository (db: Db) {
           { _id: userID, $or: [{ studyDay: { $exists: false } }, { 'studyDay.day': { $lt: review.day } }] },
           {
             $inc: { totalXp: review.xp },
-            $set: { studyDay: { day: review.day, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 } }
+            $set: { studyDay: { day: review.day, start: review.start, end: review.end, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 } }
           },
           { returnDocument: 'after' }
         ) ??

@@ -25,6 +25,21 @@ function scheduleOf (card: CardDocument): CardSchedule {
 }
 
 /**
+ * The reviews and new cards the user did today. The account keeps the count
+ * of the day of its latest review; only when a settings change made that day
+ * overlap today without being today is the log counted instead.
+ */
+async function reviewsDoneToday (app: FastifyInstance, user: UserDocument, today: { start: Date }): Promise<{ reviews: number, newCards: number }> {
+  const counted = user.studyDay
+  if (counted === undefined) return { reviews: 0, newCards: 0 }
+  if (counted.start instanceof Date && counted.end instanceof Date) {
+    if (counted.end.getTime() <= today.start.getTime()) return { reviews: 0, newCards: 0 }
+    if (counted.start.getTime() === today.start.getTime()) return counted
+  }
+  return await app.repositories.reviews.countSince(user._id, today.start)
+}
+
+/**
  * The tree of the cards the user should study before their day ends, in
  * three round trips: the account (read by authentication, with today's
  * review counts), the cards, and the folders and flashcards above them.
@@ -32,7 +47,7 @@ function scheduleOf (card: CardDocument): CardSchedule {
 export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<Record<string, unknown>> {
   const calendar = calendarOf(user)
   const today = userDay(app.clock(), calendar)
-  const doneToday = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
+  const doneToday = await reviewsDoneToday(app, user, today)
   const cards = await app.repositories.cards.todayQueue(user._id, today.end, {
     reviews: Math.max(0, user.reviewsPerDay - doneToday.reviews),
     newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
@@ -70,7 +85,8 @@ async function replay (app: FastifyInstance, user: UserDocument, reviewID: strin
 
 /** The review is on the card: add its XP, count it on its day, and store the answer a retry will get. */
 async function finishReview (app: FastifyInstance, user: UserDocument, logID: string, cardID: string, after: CardSchedule, reviewedAt: Date, wasNew: boolean): Promise<StoredAnswer> {
-  const totalXp = await app.repositories.users.recordReview(user._id, { day: dayOf(reviewedAt, calendarOf(user)), wasNew, xp: XP_PER_REVIEW })
+  const reviewDay = userDay(reviewedAt, calendarOf(user))
+  const totalXp = await app.repositories.users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW })
   const answer: StoredAnswer = {
     cardID,
     review_status: reviewStatus(after),
