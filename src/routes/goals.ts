@@ -93,7 +93,9 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     const today = userDay(app.clock(), calendarOf(user)).day
     const endDay = endDayOf(endDate, today)
 
-    const goal: Goal = {
+    // a goal counts from the start of today: reviews made earlier today already count toward it
+    const activity = await app.repositories.reviews.activityByDay(user._id, today, today)
+    const goal: Goal = evaluateGoal({
       id: newId(),
       type,
       target,
@@ -102,10 +104,10 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
       startingXp: user.totalXp,
       status: 'in progress',
       failDay: null
-    }
+    }, activity, today)
     const { id, ...fields } = goal
     await app.repositories.goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields })
-    return reply.code(201).send({ goalID: id, goal: goalView(goal, 0) })
+    return reply.code(201).send({ goalID: id, goal: goalView(goal, progressOf(goal, activity)) })
   })
 
   app.post('/edit-goal', {
