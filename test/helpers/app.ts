@@ -52,3 +52,12 @@ export async function registerUser (app: FastifyInstance, fields: Record<string,
   if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`)
   return { ...(response.json() as { userID: string, jwtToken: string }), email, password, ...fields }
 }
+
+/** A flashcard of `count` cards in a folder of its own, named `name`; its id and the card ids. */
+export async function flashcardOf (app: FastifyInstance, user: TestUser, name: string, count: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
+  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: [name] })
+  const cards = Array.from({ length: count }, (_, index) => ({ front: `${name} ${index}`, back: `back ${index}` }))
+  const response = await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: [name], flashcardName: name, cards })
+  if (response.statusCode !== 201) throw new Error(`create-flashcard failed: ${response.statusCode} ${response.body}`)
+  return response.json()
+}

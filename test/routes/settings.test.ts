@@ -1,14 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
-
-async function flashcardOf (app: FastifyInstance, user: TestUser, name: string, count: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
-  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: [name] })
-  const cards = Array.from({ length: count }, (_, index) => ({ front: `${name} ${index}`, back: `back ${index}` }))
-  const response = await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: [name], flashcardName: name, cards })
-  if (response.statusCode !== 201) throw new Error(`create-flashcard failed: ${response.statusCode} ${response.body}`)
-  return response.json()
-}
+import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
 
 /** The cards of one flashcard in today's cards: card id -> {last_review, review_status}. */
 async function todayOf (app: FastifyInstance, user: TestUser, name: string): Promise<Record<string, { last_review: string, review_status: string }>> {

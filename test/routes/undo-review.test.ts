@@ -1,17 +1,8 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
 
 const MINUTE = 60_000
-
-/** A flashcard of `count` cards in a folder of its own; its id and the card ids. */
-async function flashcardOf (app: FastifyInstance, user: TestUser, name: string, count: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
-  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: [name] })
-  const cards = Array.from({ length: count }, (_, index) => ({ front: `${name} ${index}`, back: `back ${index}` }))
-  const response = await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: [name], flashcardName: name, cards })
-  if (response.statusCode !== 201) throw new Error(`create-flashcard failed: ${response.statusCode} ${response.body}`)
-  return response.json()
-}
 
 /** The stored card without its version, which every change bumps (undo included). */
 async function cardState (app: FastifyInstance, cardID: string): Promise<Record<string, unknown>> {
