@@ -160,18 +160,59 @@ function locateDay (instant: number, calendar: UserCalendar): { day: LocalDay, s
   return { day, start, end }
 }
 
+// Which day an instant falls in is asked for every card of a tree: hundreds of instants
+// spread over a few dozen days. The days found so far are kept per calendar, sorted by
+// start, so an instant inside a known day is answered by a binary search.
+const DAYS_KEPT_PER_CALENDAR = 4000
+const knownDays = new Map<string, { starts: number[], ends: number[], days: LocalDay[] }>()
+
+function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalDay, start: number, end: number } {
+  const key = `${calendar.timezone}|${calendar.dayStartHour}`
+  let known = knownDays.get(key)
+  if (known === undefined) {
+    known = { starts: [], ends: [], days: [] }
+    knownDays.set(key, known)
+  }
+  const { starts, ends, days } = known
+  // the last known day starting at or before the instant
+  let low = 0
+  let high = starts.length - 1
+  let found = -1
+  while (low <= high) {
+    const middle = (low + high) >> 1
+    if ((starts[middle] as number) <= instant) {
+      found = middle
+      low = middle + 1
+    } else {
+      high = middle - 1
+    }
+  }
+  if (found >= 0 && instant < (ends[found] as number)) {
+    return { day: days[found] as LocalDay, start: starts[found] as number, end: ends[found] as number }
+  }
+  const located = locateDay(instant, calendar)
+  if (starts.length >= DAYS_KEPT_PER_CALENDAR) {
+    knownDays.delete(key)
+  } else {
+    starts.splice(found + 1, 0, located.start)
+    ends.splice(found + 1, 0, located.end)
+    days.splice(found + 1, 0, located.day)
+  }
+  return located
+}
+
 /**
  * The user's "today" at `now`: the local day that began at the last dayStartHour, with the
  * instants it runs over, [start, end).
  */
 export function userDay (now: Date, calendar: UserCalendar): { day: LocalDay, start: Date, end: Date } {
-  const { day, start, end } = locateDay(now.getTime(), calendar)
+  const { day, start, end } = locateKnownDay(now.getTime(), calendar)
   return { day, start: new Date(start), end: new Date(end) }
 }
 
 /** Which of the user's days an instant (a review, a creation) belongs to. */
 export function dayOf (instant: Date, calendar: UserCalendar): LocalDay {
-  return locateDay(instant.getTime(), calendar).day
+  return locateKnownDay(instant.getTime(), calendar).day
 }
 
 export function addDays (day: LocalDay, n: number): LocalDay {
