@@ -1,11 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomUUID } from 'node:crypto'
-import database from './plugins/database.js'
+import database, { type DatabaseTimeouts } from './plugins/database.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
+import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
-import security from './plugins/security.js'
+import security, { type LoadShedding } from './plugins/security.js'
 import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
@@ -33,6 +34,10 @@ export interface AppConfig {
   corsOrigins?: readonly string[]
   /** attempts allowed on login and register per window, per address and per account */
   authRateLimit?: AuthRateLimit
+  /** how long to wait on the database before answering 503; defaults in plugins/database.ts */
+  databaseTimeouts?: Partial<DatabaseTimeouts>
+  /** when to turn requests away with 503 as overloaded; defaults in plugins/security.ts */
+  loadShedding?: Partial<LoadShedding>
 }
 
 export interface AuthRateLimit {
@@ -63,9 +68,10 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   app.decorate('authRateLimit', config.authRateLimit ?? DEFAULT_AUTH_RATE_LIMIT)
 
   await app.register(errors)
-  await app.register(security, { corsOrigins: config.corsOrigins ?? [] })
+  await app.register(jsonBody)
+  await app.register(security, { corsOrigins: config.corsOrigins ?? [], loadShedding: config.loadShedding })
   await app.register(docs)
-  await app.register(database, { url: config.mongodbUrl })
+  await app.register(database, { url: config.mongodbUrl, timeouts: config.databaseTimeouts })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
 

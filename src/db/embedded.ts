@@ -14,13 +14,17 @@ export interface EmbeddedDatabaseOptions {
   dataDir: string
   log?: (line: string) => void
   startTimeoutMs?: number
+  /** loopback port to listen on; 0 (the default) lets the system pick a free one */
+  port?: number
 }
 
 const LISTENING = /Listening on TCP (127\.0\.0\.1:\d+)/
 
 /**
  * Starts FerretDB (a MongoDB wire-protocol server) on SQLite files under
- * `dataDir`, on a loopback port the system picks, and resolves once it listens.
+ * `dataDir`, on a loopback port (the one asked for, or one the system picks),
+ * and resolves once it listens. Started again on the same folder and port, it
+ * serves the same data at the same address, as a restarted server would.
  */
 export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {})
@@ -32,7 +36,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     '--handler=sqlite',
     `--sqlite-url=file:${dataDir}/`,
     `--state-dir=${dataDir}`,
-    '--listen-addr=127.0.0.1:0',
+    `--listen-addr=127.0.0.1:${options.port ?? 0}`,
     '--debug-addr=-',
     '--telemetry=disable',
     '--log-level=info', // the "Listening on" line that reveals the port is at info level

@@ -6,8 +6,12 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set(['cards', 'flashcardI
 
 export const MAX_NAME_LENGTH = 100
 
-/** JSON-schema pattern of a name: any Unicode text without control characters. */
-export const NAME_PATTERN = '^[^\\p{Cc}]+$'
+/**
+ * JSON-schema pattern of a name: any Unicode text without control characters.
+ * The control characters (\p{Cc}) are spelled out as ranges, since property
+ * escapes are not understood by every client's regex engine (Python's re).
+ */
+export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$'
 
 export function reservedNameProblem (name: string): string | null {
   return RESERVED_NAMES.has(name)

@@ -1,5 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyError } from 'fastify'
+import {
+  MongoBulkWriteError, MongoClientClosedError, MongoExpiredSessionError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError,
+  MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError
+} from 'mongodb'
 
 /**
  * The one error contract: 4xx carry a message a person can act on;
@@ -14,13 +18,26 @@ export default fp(async function errors (app) {
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send({ error: 'send the body as JSON with the header Content-Type: application/json' })
     }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send({
+        error: `the body is larger than ${request.routeOptions.bodyLimit / 1024 / 1024} MiB, the most one request may send: ` +
+          'send fewer cards a request, or import a long file in parts'
+      })
+    }
     if (status >= 400 && status < 500) {
       if (status === 429) request.log.info({ err: error }, 'rate limited')
       return reply.code(status).send({ error: error.message })
     }
+    if (status === 503) {
+      // an outage or overload, not a bug: logged once per request at warn level, so that
+      // shedding load does not add an error report to every request it turns away
+      request.log.warn({ err: error }, 'service unavailable')
+      if (!reply.hasHeader('retry-after')) void reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
+      return reply.code(503).send({ error: 'service unavailable, try again shortly', requestId: request.id })
+    }
     request.log.error({ err: error }, 'request failed')
     return reply.code(status >= 500 && status < 600 ? status : 500)
-      .send({ error: status === 503 ? 'service unavailable, try again shortly' : 'internal error', requestId: request.id })
+      .send({ error: 'internal error', requestId: request.id })
   })
 
   app.setNotFoundHandler((request, reply) => {
@@ -28,13 +45,36 @@ export default fp(async function errors (app) {
   })
 }, { name: 'errors' })
 
-const DATABASE_UNAVAILABLE = new Set([
-  'MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoTopologyClosedError', 'MongoOperationTimeoutError'
-])
+/** A database that went away usually answers again within a second or two (a restart, an election). */
+const DATABASE_RETRY_AFTER_SECONDS = 2
 
+/**
+ * Server answers that mean "not now" rather than "never": shutting down,
+ * interrupted, not the primary (yet). The codes the driver retries on.
+ */
+const TRANSIENT_SERVER_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436])
+
+/** Whether an error says the database cannot be reached now, so the client should retry (503). */
 function isDatabaseUnavailable (error: Error): boolean {
-  return DATABASE_UNAVAILABLE.has(error.name)
+  // a bulk write (insertMany) cut off by a lost connection wraps the network error it met
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse)
+  if (error instanceof MongoServerError) return typeof error.code === 'number' && TRANSIENT_SERVER_CODES.has(error.code)
+  return error instanceof MongoNetworkError || // a lost connection, a socket time-out, a cleared pool
+    error instanceof MongoServerSelectionError || // no server reachable in time
+    error instanceof MongoTopologyClosedError || // the client closed while the request waited (shutdown)
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoNotConnectedError || // closed to reconnect (plugins/database.ts)
+    error instanceof MongoExpiredSessionError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoOperationTimeoutError ||
+    error.name === 'MongoWaitQueueTimeoutError' || // every pooled connection busy for too long
+    error.name === 'MongoPoolClosedError' ||
+    // the driver (7.x) lets a write on a socket the server just closed through unwrapped;
+    // the database is the only peer this service opens sockets to
+    SOCKET_ERROR_CODES.has((error as NodeJS.ErrnoException).code ?? '')
 }
+
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'])
 
 function validationMessage (error: FastifyError): string {
   const first = error.validation?.[0]

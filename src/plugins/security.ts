@@ -21,9 +21,36 @@ class TooManyAttemptsError extends Error {
   }
 }
 
+class OverloadedError extends Error {
+  readonly statusCode = 503
+  constructor (measure: string, value: number | undefined) {
+    super(`overloaded: ${measure} ${value === undefined ? '' : value.toFixed(2)} is over its limit`)
+  }
+}
+
 export interface SecurityOptions {
   /** origins a browser may call the API from; none unless configured */
   corsOrigins: readonly string[]
+  loadShedding?: Partial<LoadShedding>
+}
+
+/** When the process counts as overloaded, and what a client turned away is told. */
+export interface LoadShedding {
+  /** mean event-loop delay (ms) over a sample above which requests are turned away */
+  maxEventLoopDelayMs: number
+  /** share of a sample the event loop was busy (0-1) above which requests are turned away */
+  maxEventLoopUtilization: number
+  /** how often the load is measured (ms) */
+  sampleIntervalMs: number
+  /** the Retry-After a turned-away client gets (s) */
+  retryAfterSeconds: number
+}
+
+export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
+  maxEventLoopDelayMs: 1000,
+  maxEventLoopUtilization: 0.98,
+  sampleIntervalMs: 1000,
+  retryAfterSeconds: 5
 }
 
 /**
@@ -65,10 +92,25 @@ export default fp<SecurityOptions>(async function security (app, options) {
     const email = (request.body as { email?: unknown } | undefined)?.email
     return `account:${typeof email === 'string' ? normaliseEmail(email) : ''}`
   }))
+  const shedding = { ...DEFAULT_LOAD_SHEDDING, ...options.loadShedding }
+  // The samples taken while the app starts (schemas compiled, plugins loaded) show a busy
+  // event loop that is no sign of overload; pressure counts from the first sample after that.
+  let sheddingFrom = Infinity
+  app.addHook('onReady', async () => { sheddingFrom = Date.now() + 2 * shedding.sampleIntervalMs })
   await app.register(underPressure, {
-    maxEventLoopDelay: 1000,
-    maxEventLoopUtilization: 0.98,
-    retryAfter: 5,
-    message: 'the service is overloaded; retry shortly'
+    maxEventLoopDelay: shedding.maxEventLoopDelayMs,
+    maxEventLoopUtilization: shedding.maxEventLoopUtilization,
+    // per sample: the plugin's default adds up the utilisation since start-up, which
+    // after a quiet hour would hide an overload for a long time
+    eventLoopUtilizationMode: 'interval',
+    sampleInterval: shedding.sampleIntervalMs,
+    retryAfter: shedding.retryAfterSeconds,
+    message: 'the service is overloaded; retry shortly',
+    pressureHandler: async (_request, reply, type, value) => {
+      if (Date.now() < sheddingFrom) return
+      void reply.header('retry-after', shedding.retryAfterSeconds)
+      // the error handler answers 503 and logs what was over its limit
+      throw new OverloadedError(type, value)
+    }
   })
 }, { name: 'security' })

@@ -74,6 +74,11 @@ export function libraryRepository (db: Db) {
       return library.findOne({ userID, parentID, name })
     },
 
+    /** How many folders and flashcards hang directly under a parent, counting no further than `upTo`. Index user_parent_name (its prefix). */
+    countChildren (userID: string, parentID: string, upTo: number): Promise<number> {
+      return library.countDocuments({ userID, parentID }, { limit: upTo })
+    },
+
     findNode (userID: string, id: string): Promise<LibraryNodeDocument | null> {
       return library.findOne({ _id: id, userID })
     },

@@ -5,7 +5,7 @@ import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/pa
 import { InvalidTokenError } from '../plugins/auth.js'
 import { deleteUserData } from '../repositories/user-data.js'
 import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail, type UserSettings } from '../repositories/users.js'
-import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
+import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
 import { DeleteAccountBody, DeletedAccount, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
 import type { UserDocument } from '../repositories/users.js'
 
@@ -49,7 +49,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Create an account and receive a token',
       tags: ['account'],
       body: RegisterBody,
-      response: { 201: Session, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse }
+      response: { 201: Session, 409: ErrorResponse, 429: ErrorResponse, ...requestErrors }
     },
     onRequest: app.limitAttemptsByAddress,
     preHandler: app.limitAttemptsByAccount
@@ -85,7 +85,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Exchange email and password for a token',
       tags: ['account'],
       body: LoginBody,
-      response: { 200: Session, 400: ErrorResponse, 401: ErrorResponse, 429: ErrorResponse }
+      response: { 200: Session, 401: ErrorResponse, 429: ErrorResponse, ...requestErrors }
     },
     onRequest: app.limitAttemptsByAddress,
     preHandler: app.limitAttemptsByAccount

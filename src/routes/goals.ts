@@ -5,7 +5,7 @@ import { evaluateGoal, goalView, progressOf, type Goal, type GoalView } from '..
 import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'
-import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
+import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
 import { CreatedGoal, CreateGoalBody, DeletedGoal, DeleteGoalBody, EditGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
 import { calendarOf } from './wire.js'
 
@@ -144,7 +144,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Spec 4.1. An invalid token gives the empty object {} (with status 401).',
       tags: ['goals'],
       body: UpdateGoalStatusBody,
-      response: { 200: GoalMap, 401: GoalMap, 400: ErrorResponse, 500: ErrorResponse, 503: ErrorResponse }
+      response: { 200: GoalMap, ...requestErrors, 401: GoalMap }
     }
   }, async (request, reply) => {
     const account = await app.identify((request.body as { jwtToken?: unknown }).jwtToken)

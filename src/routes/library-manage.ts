@@ -13,7 +13,7 @@ import {
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { LibraryTree } from '../schemas/study.js'
-import { checkNames, LibraryError, newCards } from './library.js'
+import { checkNames, checkRoom, LibraryError, newCards } from './library.js'
 import { calendarOf, cardLeaf, treeNodes } from './wire.js'
 
 function noFolder (folderID: string): LibraryError {
@@ -127,6 +127,7 @@ async function moveFolder (app: FastifyInstance, userID: string, folderID: strin
   }
 
   if (folder.parentID !== parentID) {
+    await checkRoom(app, userID, parentID, parentID)
     await moveNode(app, folder, parentID, ancestors)
     // two moves at once (a into b, b into a) can each pass the check above and together
     // make a loop that would hide both folders; a move that sees one steps back
@@ -333,7 +334,10 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
     const { flashcardID, folderID } = request.body
     const flashcard = await flashcardOf(app, userID, flashcardID)
     const folder = await folderOf(app, userID, folderID)
-    if (flashcard.parentID !== folderID) await moveNode(app, flashcard, folderID, [...folder.ancestors, folderID])
+    if (flashcard.parentID !== folderID) {
+      await checkRoom(app, userID, folderID, folderID)
+      await moveNode(app, flashcard, folderID, [...folder.ancestors, folderID])
+    }
     return { flashcardID, folderID, folder: [...await folderNames(app, userID, folder.ancestors), folder.name] }
   })
 

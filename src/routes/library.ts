@@ -6,7 +6,7 @@ import { newSchedule } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { NameTakenError, TOP_LEVEL, type LibraryNodeDocument } from '../repositories/library.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
-import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
+import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody, MAX_CHILDREN } from '../schemas/library.js'
 
 export class LibraryError extends Error {
   constructor (readonly statusCode: 400 | 404 | 409, message: string) { super(message) }
@@ -21,6 +21,19 @@ export function checkNames (names: readonly string[]): void {
 
 export function describePath (path: readonly string[]): string {
   return path.map((name) => JSON.stringify(name)).join(' / ')
+}
+
+/**
+ * Refuses one more folder or flashcard under a parent that holds MAX_CHILDREN
+ * already (`where` names the parent for the message). The count is read before
+ * the write, so requests racing for the last places may all pass: a bound on
+ * growth, a few over at most, not an exact quota.
+ */
+export async function checkRoom (app: FastifyInstance, userID: string, parentID: string, where: string): Promise<void> {
+  if (await app.repositories.library.countChildren(userID, parentID, MAX_CHILDREN) < MAX_CHILDREN) return
+  throw new LibraryError(409, parentID === TOP_LEVEL
+    ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
+    : `the folder ${where} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
 }
 
 /** The folder at `path`, or null; a flashcard on the way is not a folder. */
@@ -47,6 +60,7 @@ async function createFolderPath (app: FastifyInstance, userID: string, path: rea
     const parentID = parent?._id ?? TOP_LEVEL
     let node = await app.repositories.library.findChild(userID, parentID, name)
     if (node === null) {
+      await checkRoom(app, userID, parentID, describePath(path.slice(0, depth)))
       const candidate: LibraryNodeDocument = {
         _id: newId(),
         userID,
@@ -87,6 +101,7 @@ export async function createFlashcard (app: FastifyInstance, userID: string, fla
   const folder = await findFolder(app, userID, path)
   if (folder === null) throw new LibraryError(404, `no folder ${describePath(path)}: create it first with create-folder`)
 
+  await checkRoom(app, userID, folder._id, describePath(path))
   const now = app.clock()
   const flashcardID = newId()
   try {

@@ -14,12 +14,23 @@ export function Count (options: { minimum?: number, maximum?: number, descriptio
   return Type.Integer({ minimum: 0, ...options })
 }
 
-/** the error statuses an authenticated operation can answer */
-export const authenticatedErrors = {
+/**
+ * The error statuses any operation can answer: a malformed body (400), one past
+ * the body size limit (413) or not sent as JSON (415), an internal failure (500),
+ * an outage or overload (503).
+ */
+export const requestErrors = {
   400: ErrorResponse,
-  401: ErrorResponse,
+  413: ErrorResponse,
+  415: ErrorResponse,
   500: ErrorResponse,
   503: ErrorResponse
+}
+
+/** the error statuses an authenticated operation can answer */
+export const authenticatedErrors = {
+  ...requestErrors,
+  401: ErrorResponse
 }
 
 /** One of a few strings; an enum (rather than a union of literals) gives a clear validation message. */

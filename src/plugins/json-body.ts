@@ -1,0 +1,117 @@
+import fp from 'fastify-plugin'
+import { isUtf8 } from 'node:buffer'
+import type { FastifyRequest } from 'fastify'
+
+class MalformedBodyError extends Error {
+  readonly statusCode = 400
+}
+
+/** A JSON escape of a surrogate (\ud800-\udfff): the only way a parsed body can hold an unpaired one. */
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/
+/** In a `u` regex a surrogate pair is one code point, so only an unpaired half matches. */
+const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u
+const MAX_LOCATION_LENGTH = 200
+
+interface Visit { value: unknown, key: string, parent: Visit | null }
+
+function locationOf (visit: Visit): string {
+  const keys: string[] = []
+  for (let at: Visit | null = visit; at !== null; at = at.parent) keys.push(at.key)
+  const location = keys.reverse().join('.')
+  return location.length > MAX_LOCATION_LENGTH ? `${location.slice(0, MAX_LOCATION_LENGTH)}...` : location
+}
+
+/**
+ * Where the body holds a string (a value or a field name) with an unpaired
+ * surrogate, or null. Iterative, and paths are built only for the answer,
+ * since a body may nest hundreds of thousands of levels deep.
+ */
+function unpairedSurrogateAt (body: unknown): string | null {
+  const pending: Visit[] = [{ value: body, key: 'body', parent: null }]
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const { value } = visit
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) return locationOf(visit)
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, member] of Object.entries(value)) {
+        if (UNPAIRED_SURROGATE.test(key)) return `${locationOf(visit)} has a field name that`
+        pending.push({ value: member, key, parent: visit })
+      }
+    }
+  }
+  return null
+}
+
+interface FieldSchema {
+  type?: unknown
+  properties?: Record<string, FieldSchema>
+  items?: FieldSchema
+}
+
+/** A count or a number may come as a JSON number or as its plain decimal text ("20", "0.9"). */
+const NUMBER_TEXT: Record<string, RegExp> = { integer: /^-?[0-9]+$/, number: /^-?[0-9]+(\.[0-9]+)?$/ }
+
+/**
+ * The first value, along the body's schema, whose JSON type Ajv would coerce
+ * although it is a mistake: null, a boolean or a number for a string (`false`
+ * as a folder name "false"), null or a boolean for a number (`null` as 0
+ * reviews a day). Ajv's coerceTypes has no half-way setting, and it is kept
+ * on for what the design allows: a count as a JSON number or a digit string.
+ * The walk follows the schema, so its depth is the schema's, not the body's.
+ */
+function mistypedField (value: unknown, schema: FieldSchema | undefined, where: string): string | null {
+  if (value === undefined || schema === undefined) return null
+  const { type } = schema
+  if (type === 'string') return typeof value === 'string' ? null : `${where} must be string`
+  if (type === 'integer' || type === 'number') {
+    const fits = typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT[type]?.test(value) === true)
+    return fits ? null : `${where} must be ${type}`
+  }
+  if (type === 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && schema.properties !== undefined) {
+    for (const [name, member] of Object.entries(schema.properties)) {
+      const problem = Object.hasOwn(value, name) ? mistypedField((value as Record<string, unknown>)[name], member, `${where}.${name}`) : null
+      if (problem !== null) return problem
+    }
+  }
+  if (type === 'array' && Array.isArray(value) && schema.items !== undefined) {
+    for (const [index, item] of value.entries()) {
+      const problem = mistypedField(item, schema.items, `${where}.${index}`)
+      if (problem !== null) return problem
+    }
+  }
+  return null
+}
+
+/**
+ * JSON bodies, read by Fastify's own parser (prototype poisoning refused) and
+ * only as well-formed text. Strings are stored as UTF-8, where invalid bytes
+ * and unpaired surrogates ("\ud800") would silently turn into U+FFFD: names
+ * would not round-trip, "a\ud800" and "a\udc00" would clash as one name, and
+ * two such passwords would hash alike. Such a body is answered 400 instead,
+ * as is one with a mistyped field that validation would coerce.
+ */
+export default fp(async function jsonBody (app) {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    if (!isUtf8(raw)) {
+      done(new MalformedBodyError('the body is not valid UTF-8: send the JSON text encoded as UTF-8'), undefined)
+      return
+    }
+    const text = raw.toString('utf8')
+    parseJson(request, text, (error, body) => {
+      if (error !== null) return done(error, undefined)
+      const where = ESCAPED_SURROGATE.test(text) ? unpairedSurrogateAt(body) : null
+      if (where !== null) {
+        return done(new MalformedBodyError(`${where} holds an unpaired surrogate (a \\ud800-\\udfff escape without its other half), ` +
+          'which is not text: send whole characters'), undefined)
+      }
+      done(null, body)
+    })
+  })
+
+  // before Ajv validates (and coerces) the body against the route's schema
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const problem = mistypedField(request.body, request.routeOptions.schema?.body as FieldSchema | undefined, 'body')
+    if (problem !== null) throw new MalformedBodyError(problem)
+  })
+}, { name: 'json-body' })

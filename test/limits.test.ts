@@ -1,0 +1,207 @@
+import type { AddressInfo } from 'node:net'
+import { test } from 'tap'
+import { newId } from '../src/domain/ids.js'
+import type { LibraryNodeDocument } from '../src/repositories/library.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST, MAX_CHILDREN, MAX_FOLDER_DEPTH } from '../src/schemas/library.js'
+import { buildTestApp, post, registerUser } from './helpers/app.js'
+import { storedState } from './helpers/stored.js'
+
+const MIB = 1024 * 1024
+
+function cards (count: number, front = 'front', back = 'back'): Array<{ front: string, back: string }> {
+  return Array.from({ length: count }, (_, index) => ({ front: `${front} ${index}`, back }))
+}
+
+test('request body size: at most 1 MiB, then 413 with the error contract', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const { jwtToken } = await registerUser(app)
+  t.equal((await post(app, 'create-folder', { jwtToken, path: ['Big'] })).statusCode, 201)
+  const card = { front: 'f'.repeat(6000), back: 'b' }
+
+  const fits = await post(app, 'create-flashcard', { jwtToken, folder: ['Big'], flashcardName: 'fits', cards: Array(160).fill(card) })
+  t.equal(fits.statusCode, 201, 'just under 1 MiB is taken')
+
+  const before = await storedState(app)
+  const payload = JSON.stringify({ jwtToken, folder: ['Big'], flashcardName: 'too big', cards: Array(180).fill(card) })
+  t.ok(payload.length > MIB)
+  const tooBig = await app.inject({ method: 'POST', url: '/api/create-flashcard', headers: { 'content-type': 'application/json' }, payload })
+  t.equal(tooBig.statusCode, 413)
+  t.match(tooBig.json(), { error: /larger than 1 MiB.*fewer cards/ })
+  t.strictSame(Object.keys(tooBig.json()), ['error'])
+  t.equal(await storedState(app), before, 'nothing stored')
+})
+
+test('card text: a front of 1 and a back of 0 to MAX_CARD_TEXT characters, wherever text comes in', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const { jwtToken } = await registerUser(app)
+  await post(app, 'create-folder', { jwtToken, path: ['Words'] })
+  const longest = 'x'.repeat(MAX_CARD_TEXT)
+  const created = await post(app, 'create-flashcard', {
+    jwtToken, folder: ['Words'], flashcardName: 'longest', cards: [{ front: longest, back: longest }, { front: '🦊'.repeat(MAX_CARD_TEXT), back: '' }]
+  })
+  t.equal(created.statusCode, 201, 'the longest texts are taken; characters are counted, not UTF-16 units')
+  const { flashcardID, cardIDs: [cardID] } = created.json() as { flashcardID: string, cardIDs: string[] }
+
+  const before = await storedState(app)
+  const tooLong = `${longest}x`
+  const refused: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [{ front: tooLong, back: '' }] }, /front must NOT have more than 10000 characters/],
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [], description: tooLong }, /description must NOT have more than 10000 characters/],
+    ['add-cards', { flashcardID, cards: [{ front: 'a', back: tooLong }] }, /back must NOT have more than 10000 characters/],
+    ['edit-card', { flashcardID, cardID, front: tooLong }, /front must NOT have more than 10000 characters/],
+    ['import-cards', { folder: ['Words'], flashcardName: 'long', text: `a\tb\n${tooLong}\tc` }, /line 2.*at most 10000/],
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'empty', cards: [{ front: '', back: 'b' }] }, /front must NOT have fewer than 1 characters/]
+  ]
+  for (const [operation, body, message] of refused) {
+    const response = await post(app, operation, { jwtToken, ...body })
+    t.equal(response.statusCode, 400, operation)
+    t.match(response.json(), { error: message }, operation)
+  }
+  t.equal(await storedState(app), before, 'nothing stored')
+})
+
+test('cards per request: at most MAX_CARDS_PER_REQUEST', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const { jwtToken } = await registerUser(app)
+  await post(app, 'create-folder', { jwtToken, path: ['Many'] })
+  const most = await post(app, 'create-flashcard', { jwtToken, folder: ['Many'], flashcardName: 'most', cards: cards(MAX_CARDS_PER_REQUEST) })
+  t.equal(most.statusCode, 201)
+  t.equal(most.json().cardIDs.length, MAX_CARDS_PER_REQUEST)
+
+  const before = await storedState(app)
+  const oneTooMany = cards(MAX_CARDS_PER_REQUEST + 1)
+  const refused: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['create-flashcard', { folder: ['Many'], flashcardName: 'more', cards: oneTooMany }, /cards must NOT have more than 1000 items/],
+    ['add-cards', { flashcardID: most.json().flashcardID, cards: oneTooMany }, /cards must NOT have more than 1000 items/],
+    ['import-cards', { folder: ['Many'], flashcardName: 'more', text: oneTooMany.map((card) => `${card.front}\t${card.back}`).join('\n') }, /at most 1000 cards/]
+  ]
+  for (const [operation, body, message] of refused) {
+    const response = await post(app, operation, { jwtToken, ...body })
+    t.equal(response.statusCode, 400, operation)
+    t.match(response.json(), { error: message }, operation)
+  }
+  t.equal(await storedState(app), before, 'nothing stored')
+})
+
+test('folder depth: at most MAX_FOLDER_DEPTH levels, by path or by a move', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const { jwtToken } = await registerUser(app)
+  const deepest = Array.from({ length: MAX_FOLDER_DEPTH }, (_, level) => `level ${level + 1}`)
+  const created = await post(app, 'create-folder', { jwtToken, path: deepest })
+  t.equal(created.statusCode, 201)
+  const branch = await post(app, 'create-folder', { jwtToken, path: ['Branch'] })
+  t.equal((await post(app, 'create-folder', { jwtToken, path: ['Branch', 'Twig'] })).statusCode, 201)
+
+  const before = await storedState(app)
+  const tooDeep = await post(app, 'create-folder', { jwtToken, path: [...deepest, 'one more'] })
+  t.equal(tooDeep.statusCode, 400)
+  t.match(tooDeep.json(), { error: /path must NOT have more than 20 items/ })
+  const flashcard = await post(app, 'create-flashcard', { jwtToken, folder: [...deepest, 'one more'], flashcardName: 'x', cards: [] })
+  t.equal(flashcard.statusCode, 400)
+
+  // Branch/Twig is two levels: under level 19 it would reach level 21
+  const target = await app.db.collection('library').findOne({ name: 'level 19' })
+  const move = await post(app, 'move-folder', { jwtToken, folderID: branch.json().folderID, parentID: target?._id })
+  t.equal(move.statusCode, 400)
+  t.match(move.json(), { error: /21 levels deep; at most 20/ })
+  t.equal(await storedState(app), before, 'nothing stored')
+})
+
+test('names per parent: at most MAX_CHILDREN folders and flashcards in a folder, and as many top-level folders', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  const { jwtToken, userID } = user
+  const library = app.db.collection<LibraryNodeDocument>('library')
+  const full = (await post(app, 'create-folder', { jwtToken, path: ['Full'] })).json().folderID as string
+  // all but one place taken directly in the database: a thousand requests would only slow the test
+  await library.insertMany(Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => ({
+    _id: newId(), userID, kind: 'folder' as const, parentID: full, name: `sub ${index}`, ancestors: [full], createdAt: new Date()
+  })))
+  const last = await post(app, 'create-flashcard', { jwtToken, folder: ['Full'], flashcardName: 'the last place', cards: cards(1) })
+  t.equal(last.statusCode, 201, 'the thousandth member is taken')
+
+  const elsewhere = (await post(app, 'create-folder', { jwtToken, path: ['Elsewhere', 'Movable'] })).json().folderID as string
+  const movable = (await post(app, 'create-flashcard', { jwtToken, folder: ['Elsewhere'], flashcardName: 'movable', cards: [] })).json().flashcardID as string
+
+  const before = await storedState(app)
+  const refused: Array<[string, Record<string, unknown>]> = [
+    ['create-folder', { path: ['Full', 'one more'] }],
+    ['create-folder', { path: ['Full', 'one more', 'and its child'] }],
+    ['create-flashcard', { folder: ['Full'], flashcardName: 'one more', cards: cards(2) }],
+    ['import-cards', { folder: ['Full'], flashcardName: 'one more', text: 'a\tb' }],
+    ['move-folder', { folderID: elsewhere, parentID: full }],
+    ['move-flashcard-set', { flashcardID: movable, folderID: full }]
+  ]
+  for (const [operation, body] of refused) {
+    const response = await post(app, operation, { jwtToken, ...body })
+    t.equal(response.statusCode, 409, operation)
+    t.match(response.json(), { error: /already holds 1000 folders and flashcards, the most one folder may hold/ }, operation)
+  }
+  t.equal(await storedState(app), before, 'nothing stored')
+
+  t.equal((await post(app, 'create-folder', { jwtToken, path: ['Full', 'sub 7', 'inside'] })).statusCode, 201, 'the folders inside still take members')
+  t.equal((await post(app, 'rename-flashcard', { jwtToken, flashcardID: last.json().flashcardID, name: 'renamed' })).statusCode, 200, 'a rename in place takes no new place')
+  t.equal((await post(app, 'delete-flashcard', { jwtToken, flashcardID: last.json().flashcardID })).statusCode, 200)
+  t.equal((await post(app, 'move-flashcard-set', { jwtToken, flashcardID: movable, folderID: full })).statusCode, 200, 'a freed place can be taken again')
+
+  await t.test('top-level folders', async (t) => {
+    const other = await registerUser(app)
+    const top = (await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['Top', 'Inner'] })).json() as { folderID: string }
+    await library.insertMany(Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => ({
+      _id: newId(), userID: other.userID, kind: 'folder' as const, parentID: '', name: `top ${index}`, ancestors: [] as string[], createdAt: new Date()
+    })))
+    const state = await storedState(app)
+    const created = await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['One more top'] })
+    t.equal(created.statusCode, 409)
+    t.match(created.json(), { error: /already 1000 top-level folders, the most allowed/ })
+    const inner = await app.db.collection('library').findOne({ userID: other.userID, name: 'Inner' })
+    const moved = await post(app, 'move-folder', { jwtToken: other.jwtToken, folderID: inner?._id, parentID: '' })
+    t.equal(moved.statusCode, 409)
+    t.equal(await storedState(app), state, 'nothing stored')
+    t.equal((await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['Top', 'Second'] })).statusCode, 201, 'below the top level there is room')
+    t.ok(top.folderID)
+    // the first user's library is its own
+    t.equal((await post(app, 'create-folder', { jwtToken, path: ['Another top'] })).statusCode, 201)
+  })
+})
+
+test('deeply nested or huge JSON is answered 4xx at once, and the service stays responsive', async (t) => {
+  // load shedding off: on a busy machine it could answer 503 for others' load; this is about these bodies
+  const app = await buildTestApp(t, import.meta.filename, { loadShedding: { maxEventLoopUtilization: 1, maxEventLoopDelayMs: 60_000 } })
+  const { jwtToken } = await registerUser(app)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const before = await storedState(app)
+
+  const depth = Math.floor((MIB - 200) / 2)
+  const nested = (prefix: string, suffix: string) => `${prefix}${'['.repeat(depth - prefix.length)}${']'.repeat(depth - prefix.length)}${suffix}`
+  const flat = (size: number) => `{${Array.from({ length: Math.floor(size / 12) }, (_, index) => `"k${index}":0`).join(',')}}`
+  const bodies: Array<[string, string, string, number]> = [
+    ['nested arrays', 'get-user', nested('', ''), 400],
+    ['nested arrays as a field', 'create-folder', nested(`{"jwtToken":"${jwtToken}","path":`, '}'), 400],
+    // the mention of __proto__ makes the parser walk the whole body looking for it
+    ['nested objects with __proto__ in them', 'get-user', `{"x":${'[{"a":'.repeat(MIB / 16)}{"__proto__":1}${'}]'.repeat(MIB / 16)}}`, 400],
+    ['nested token of any type', 'update-goal-status', nested('{"jwtToken":', '}'), 401],
+    ['a huge flat object', 'create-folder', flat(MIB - 100), 400],
+    ['a huge flat array of names', 'create-folder', `{"jwtToken":"${jwtToken}","path":[${Array(MIB / 8).fill('"name"').join(',')}]}`, 400]
+  ]
+  for (const [what, operation, body, status] of bodies) {
+    t.ok(body.length <= MIB, `${what}: within the body limit (${body.length} bytes)`)
+    const started = performance.now()
+    const [answer, health] = await Promise.all([
+      fetch(`${origin}/api/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+      (async () => {
+        // asked while the big body is still being read and parsed
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        return await fetch(`${origin}/health`)
+      })()
+    ])
+    const elapsed = performance.now() - started
+    t.equal(answer.status, status, `${what}: ${status}`)
+    const json = await answer.json() as Record<string, unknown>
+    if (status === 400) t.type(json.error, 'string', `${what}: the error contract`)
+    t.equal(health.status, 200, `${what}: /health answers meanwhile`)
+    t.ok(elapsed < 3000, `${what}: answered in ${elapsed.toFixed(0)} ms`)
+  }
+  t.equal(await storedState(app), before, 'nothing stored')
+})
