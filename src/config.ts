@@ -21,6 +21,12 @@ export const ConfigSchema = Type.Object({
     pattern: '^(https?://[^,\\s]+(,https?://[^,\\s]+)*)?$',
     description: 'comma-separated browser origins allowed to call the API (CORS), e.g. https://app.example.com; none by default'
   }),
+  DATABASE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'longest wait for one database answer before the request gets 503 (raise it for large data on the embedded database, whose queries scan)'
+  }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -49,8 +55,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  if (typeof raw.PORT === 'string' && !/^[0-9]+$/.test(raw.PORT)) {
-    throw new ConfigError(`invalid configuration:\n  PORT: ${ConfigSchema.properties.PORT.description ?? ''} (expected a whole number; got ${JSON.stringify(raw.PORT)})`)
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS'] as const) {
+    const value = raw[name]
+    if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
+      throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)
+    }
   }
   const candidate = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   const problems = [...Value.Errors(ConfigSchema, candidate)]

@@ -13,6 +13,7 @@ async function main (): Promise<void> {
   const app = await buildApp({
     mongodbUrl: runtime.mongodbUrl,
     jwtSecret: runtime.jwtSecret,
+    databaseTimeouts: { socketMs: config.DATABASE_TIMEOUT_MS },
     logger,
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== '')
   }).catch(async (error: unknown) => {

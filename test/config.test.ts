@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 test('defaults apply when the environment says nothing', async (t) => {
-  t.same(loadConfig({}), { PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '' })
+  t.same(loadConfig({}), { PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000 })
 })
 
 test('values are read and converted', async (t) => {
@@ -22,6 +22,8 @@ test('a wrong value stops start-up with a message naming the variable', async (t
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ PORT: '80.5' }, /PORT/],
+    [{ DATABASE_TIMEOUT_MS: '5s' }, /DATABASE_TIMEOUT_MS/],
+    [{ DATABASE_TIMEOUT_MS: '10' }, /DATABASE_TIMEOUT_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL.*expected one of fatal, error, warn, info, debug, trace, silent/],
     [{ MONGODB_URL: 'http://localhost:27017' }, /MONGODB_URL/],
     [{ JWT_SECRET: 'too-short' }, /JWT_SECRET/]

@@ -89,7 +89,10 @@ export async function startService (root: string, settings: { mongodbUrl: string
     MONGODB_URL: settings.mongodbUrl,
     JWT_SECRET: settings.jwtSecret,
     DATA_DIR: settings.dataDir,
-    LOG_LEVEL: 'warn'
+    LOG_LEVEL: 'warn',
+    // the embedded database scans whole collections (FerretDB 1.24 pushes down only _id):
+    // with 100,000 cards one query takes seconds, which the service's default would cut off
+    DATABASE_TIMEOUT_MS: process.env.DATABASE_TIMEOUT_MS ?? '120000'
   }, 'service', true)
   const unguard = guardExit(child)
   const watch = exitWatch(child)
