@@ -123,7 +123,7 @@ export function isNewCard (schedule: CardSchedule): boolean {
  * '0.N' in (re)learning at step N (1-9), 'D.0' in review with an interval of D days.
  * The spec shows only the shape; this reading lets a client sort and colour cards by it.
  */
-export function reviewStatus (schedule: CardSchedule): string {
+export function reviewStatus (schedule: Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays'>): string {
   switch (schedule.state) {
     case CardState.Learning:
     case CardState.Relearning: {

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { oneAtATime } from './one-at-a-time.js'
+import { oneBatch } from './batches.js'
 
 export interface CardDocument extends CardSchedule {
   _id: string
@@ -19,11 +20,11 @@ export interface CardDocument extends CardSchedule {
 }
 
 /** What a tree of today's cards needs of a card. */
-export type QueuedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt' | 'due' | 'reps' | 'lapses' | 'stability' | 'difficulty' | 'elapsedDays'>
+export type QueuedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
 
+// only what a tree needs: every field less is less to decode for each of hundreds of cards
 const QUEUE_PROJECTION = {
-  _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1, due: 1,
-  reps: 1, lapses: 1, stability: 1, difficulty: 1, elapsedDays: 1
+  _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
 
 export function cardsRepository (db: Db) {
@@ -138,7 +139,7 @@ export function cardsRepository (db: Db) {
         { $sort: { isNew: 1, due: 1, createdOrder: 1 } },
         { $limit: allowance.reviews + allowance.newCards },
         { $project: { ...QUEUE_PROJECTION, isNew: 1 } }
-      ]).toArray()
+      ], oneBatch(allowance.reviews + allowance.newCards)).toArray()
       const due = rows.filter((card) => !card.isNew)
       const fresh = due.length > allowance.reviews
         ? await this.newQueue(userID, allowance.newCards)
@@ -154,7 +155,7 @@ export function cardsRepository (db: Db) {
         { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
-      ]).toArray()
+      ], oneBatch(limit)).toArray()
     },
 
     /** New cards in creation order (a new card is due from its creation). Index user_queue. */
@@ -165,7 +166,7 @@ export function cardsRepository (db: Db) {
         { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
-      ]).toArray()
+      ], oneBatch(limit)).toArray()
     },
 
     /** Every card of the user, in creation order. */

@@ -1,5 +1,6 @@
 import { MongoServerError, type AnyBulkWriteOperation, type Db } from 'mongodb'
 import { oneAtATime } from './one-at-a-time.js'
+import { MAX_LIBRARY_ANSWER, oneBatch } from './batches.js'
 import { isDuplicateKey } from './users.js'
 
 /**
@@ -144,7 +145,7 @@ export function libraryRepository (db: Db) {
     foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNodeDocument[]> {
       return library.find(
         { userID, $or: [{ kind: 'folder' }, { _id: { $in: [...flashcardIDs] } }] },
-        { projection: { _id: 1, kind: 1, parentID: 1, name: 1 } }
+        { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, ...oneBatch(MAX_LIBRARY_ANSWER) }
       ).toArray()
     },
 

@@ -16,7 +16,7 @@ export function displayDay (instant: Date, calendar: UserCalendar): string {
 }
 
 /** A card as the tree shows it; a card never reviewed shows its creation day. */
-export function cardLeaf (card: CardSchedule & { _id: string, flashcardID: string, createdAt: Date }, calendar: UserCalendar): CardLeaf {
+export function cardLeaf (card: Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }, calendar: UserCalendar): CardLeaf {
   return {
     id: card._id,
     flashcardID: card.flashcardID,
