@@ -55,10 +55,14 @@ const DATABASE_RETRY_AFTER_SECONDS = 2
 const TRANSIENT_SERVER_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436])
 
 /** Whether an error says the database cannot be reached now, so the client should retry (503). */
-function isDatabaseUnavailable (error: Error): boolean {
+export function isDatabaseUnavailable (error: Error): boolean {
   // a bulk write (insertMany) cut off by a lost connection wraps the network error it met
   if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse)
-  if (error instanceof MongoServerError) return typeof error.code === 'number' && TRANSIENT_SERVER_CODES.has(error.code)
+  if (error instanceof MongoServerError) {
+    return (typeof error.code === 'number' && TRANSIENT_SERVER_CODES.has(error.code)) ||
+      // FerretDB stopping cancels the queries it is running: InternalError "context canceled"
+      (error.code === 1 && /context canceled/.test(error.message))
+  }
   return error instanceof MongoNetworkError || // a lost connection, a socket time-out, a cleared pool
     error instanceof MongoServerSelectionError || // no server reachable in time
     error instanceof MongoTopologyClosedError || // the client closed while the request waited (shutdown)
