@@ -5,6 +5,11 @@ import {
   MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError
 } from 'mongodb'
 
+/** A request the service refuses: its status and a message the client can act on. */
+export class RequestError extends Error {
+  constructor (readonly statusCode: 400 | 401 | 404 | 409 | 503, message: string) { super(message) }
+}
+
 /**
  * The one error contract: 4xx carry a message a person can act on;
  * 5xx are logged with the request id and masked for the client.

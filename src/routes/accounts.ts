@@ -8,13 +8,10 @@ import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail, type UserSettings } 
 import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
 import { DeleteAccountBody, DeletedAccount, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
 import type { UserDocument } from '../repositories/users.js'
+import { RequestError } from '../plugins/errors.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
 const WRONG_PASSWORD = 'wrong password'
-
-class AccountError extends Error {
-  constructor (readonly statusCode: 400 | 401, message: string) { super(message) }
-}
 
 const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
 
@@ -25,18 +22,18 @@ export function settingsChanges (body: UpdateSettingsBody): Partial<UserSettings
     if (body[name] !== undefined) Object.assign(changes, { [name]: body[name] })
   }
   if (Object.keys(changes).length === 0) {
-    throw new AccountError(400, `give at least one setting to change: ${SETTINGS.join(', ')}`)
+    throw new RequestError(400, `give at least one setting to change: ${SETTINGS.join(', ')}`)
   }
   if (changes.timezone !== undefined) {
     const timezone = canonicalTimezone(changes.timezone)
-    if (timezone === null) throw new AccountError(400, `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+    if (timezone === null) throw new RequestError(400, `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
     changes.timezone = timezone
   }
   if (changes.desiredRetention !== undefined) {
     // one scheduler is kept per retention value, so values come from a short list
     const hundredths = Math.round(changes.desiredRetention * 100)
     if (Math.abs(changes.desiredRetention * 100 - hundredths) > 1e-6) {
-      throw new AccountError(400, `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
+      throw new RequestError(400, `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
     }
     changes.desiredRetention = hundredths / 100
   }
@@ -136,7 +133,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request) => {
     const account = request.account
-    if (!await verifyPassword(request.body.password, account.passwordHash)) throw new AccountError(401, WRONG_PASSWORD)
+    if (!await verifyPassword(request.body.password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
     await deleteUserData(app.db, account._id)
     request.log.info({ userID: account._id }, 'account deleted')
     return { deleted: 'true' as const }

@@ -8,16 +8,13 @@ import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
 import { CreatedGoal, CreateGoalBody, DeletedGoal, DeleteGoalBody, EditGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
 import { calendarOf } from './wire.js'
-
-class GoalError extends Error {
-  constructor (message: string, readonly statusCode: 400 | 404 | 409 = 400) { super(message) }
-}
+import { RequestError } from '../plugins/errors.js'
 
 /** The end day a request asks for: a real date, today or later. */
 function endDayOf (endDate: string, today: LocalDay): LocalDay {
   const endDay = parseDisplayDay(endDate)
-  if (endDay === null) throw new GoalError(`end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
-  if (endDay < today) throw new GoalError(`end_date ${endDate} is in the past; choose today or a later day`)
+  if (endDay === null) throw new RequestError(400, `end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
+  if (endDay < today) throw new RequestError(400, `end_date ${endDate} is in the past; choose today or a later day`)
   return endDay
 }
 
@@ -29,27 +26,27 @@ function endDayOf (endDate: string, today: LocalDay): LocalDay {
  */
 async function editGoal (app: FastifyInstance, user: UserDocument, goalID: string, changes: { target?: number, endDate?: string }) {
   if (changes.target === undefined && changes.endDate === undefined) {
-    throw new GoalError('give a new target, a new end_date or both')
+    throw new RequestError(400, 'give a new target, a new end_date or both')
   }
   const today = userDay(app.clock(), calendarOf(user)).day
   const endDay = changes.endDate === undefined ? undefined : endDayOf(changes.endDate, today)
   const stored = await app.repositories.goals.findOne(user._id, goalID)
-  if (stored === null) throw new GoalError(`no goal ${goalID}`, 404)
+  if (stored === null) throw new RequestError(404, `no goal ${goalID}`)
 
   const goal = toGoal(stored)
   if (endDay !== undefined && endDay < goal.startDay) {
-    throw new GoalError(`end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
+    throw new RequestError(400, `end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
   }
   const lastDay = endDay !== undefined && endDay > goal.endDay ? endDay : goal.endDay
   const activity = await app.repositories.reviews.activityByDay(user._id, goal.startDay, lastDay)
   const current = evaluateGoal(goal, activity, today)
   if (current.status !== 'in progress') {
     if (current.status !== goal.status) await app.repositories.goals.settle(user._id, [current])
-    throw new GoalError(`the goal is ${current.status}, which is final; only a goal in progress can be changed`, 409)
+    throw new RequestError(409, `the goal is ${current.status}, which is final; only a goal in progress can be changed`)
   }
   const edited = evaluateGoal({ ...current, target: changes.target ?? current.target, endDay: endDay ?? current.endDay }, activity, today)
   if (!await app.repositories.goals.edit(user._id, edited)) {
-    throw new GoalError('the goal became final meanwhile; only a goal in progress can be changed', 409)
+    throw new RequestError(409, 'the goal became final meanwhile; only a goal in progress can be changed')
   }
   return { goalID, goal: goalView(edited, progressOf(edited, activity)) }
 }
@@ -134,7 +131,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request) => {
     const { goalID } = request.body
-    if (!await app.repositories.goals.remove(request.account._id, goalID)) throw new GoalError(`no goal ${goalID}`, 404)
+    if (!await app.repositories.goals.remove(request.account._id, goalID)) throw new RequestError(404, `no goal ${goalID}`)
     return { goalID, deleted: 'true' as const }
   })
 

@@ -13,23 +13,24 @@ import {
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { LibraryTree } from '../schemas/study.js'
-import { checkNames, checkRoom, LibraryError, newCards } from './library.js'
+import { RequestError } from '../plugins/errors.js'
+import { checkNames, checkRoom, newCards } from './library.js'
 import { calendarOf, cardLeaf, treeNodes } from './wire.js'
 
-function noFolder (folderID: string): LibraryError {
-  return new LibraryError(404, `no folder ${folderID}`)
+function noFolder (folderID: string): RequestError {
+  return new RequestError(404, `no folder ${folderID}`)
 }
 
-function noFlashcard (flashcardID: string): LibraryError {
-  return new LibraryError(404, `no flashcard ${flashcardID}`)
+function noFlashcard (flashcardID: string): RequestError {
+  return new RequestError(404, `no flashcard ${flashcardID}`)
 }
 
-function changedMeanwhile (): LibraryError {
-  return new LibraryError(409, 'another request moved or deleted it at the same time; read it again and retry')
+function changedMeanwhile (): RequestError {
+  return new RequestError(409, 'another request moved or deleted it at the same time; read it again and retry')
 }
 
-function nameTaken (name: string): LibraryError {
-  return new LibraryError(409, `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
+function nameTaken (name: string): RequestError {
+  return new RequestError(409, `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
 }
 
 async function folderOf (app: FastifyInstance, userID: string, folderID: string): Promise<LibraryNodeDocument> {
@@ -112,9 +113,9 @@ async function moveFolder (app: FastifyInstance, userID: string, folderID: strin
   const folder = await folderOf(app, userID, folderID)
   let ancestors: string[] = []
   if (parentID !== TOP_LEVEL) {
-    if (parentID === folderID) throw new LibraryError(400, 'a folder cannot be moved into itself')
+    if (parentID === folderID) throw new RequestError(400, 'a folder cannot be moved into itself')
     const parent = await folderOf(app, userID, parentID)
-    if (parent.ancestors.includes(folderID)) throw new LibraryError(400, 'a folder cannot be moved into one of its own subfolders')
+    if (parent.ancestors.includes(folderID)) throw new RequestError(400, 'a folder cannot be moved into one of its own subfolders')
     ancestors = [...parent.ancestors, parent._id]
   }
 
@@ -123,7 +124,7 @@ async function moveFolder (app: FastifyInstance, userID: string, folderID: strin
   const levelsBelow = Math.max(0, ...below.filter((node) => node.kind === 'folder').map((node) => node.ancestors.length - node.ancestors.indexOf(folderID)))
   const depth = ancestors.length + 1 + levelsBelow
   if (depth > MAX_FOLDER_DEPTH) {
-    throw new LibraryError(400, `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
+    throw new RequestError(400, `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
   }
 
   if (folder.parentID !== parentID) {
@@ -216,14 +217,14 @@ async function addCards (app: FastifyInstance, userID: string, flashcardID: stri
 async function editCard (app: FastifyInstance, user: UserDocument, request: Omit<EditCardBody, 'jwtToken'>) {
   const { flashcardID, cardID, front, back } = request
   if (front === undefined && back === undefined) {
-    throw new LibraryError(400, 'body has neither "front" nor "back": send the text to change')
+    throw new RequestError(400, 'body has neither "front" nor "back": send the text to change')
   }
   // only the fields sent: an absent one must not be written as null
   const text: { front?: string, back?: string } = {}
   if (front !== undefined) text.front = front
   if (back !== undefined) text.back = back
   const card = await app.repositories.cards.editText(user._id, flashcardID, cardID, text)
-  if (card === null) throw new LibraryError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+  if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
   return cardDetails(card, calendarOf(user))
 }
 
@@ -387,7 +388,7 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { flashcardID, cardID } = request.body
     const deleted = await app.repositories.cards.removeCards(request.account._id, flashcardID, [cardID])
-    if (deleted === 0) throw new LibraryError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+    if (deleted === 0) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
     return { flashcardID, cardID }
   })
 

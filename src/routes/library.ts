@@ -7,15 +7,12 @@ import type { CardDocument } from '../repositories/cards.js'
 import { NameTakenError, TOP_LEVEL, type LibraryNodeDocument } from '../repositories/library.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody, MAX_CHILDREN } from '../schemas/library.js'
-
-export class LibraryError extends Error {
-  constructor (readonly statusCode: 400 | 404 | 409, message: string) { super(message) }
-}
+import { RequestError } from '../plugins/errors.js'
 
 export function checkNames (names: readonly string[]): void {
   for (const name of names) {
     const problem = reservedNameProblem(name)
-    if (problem !== null) throw new LibraryError(400, problem)
+    if (problem !== null) throw new RequestError(400, problem)
   }
 }
 
@@ -31,7 +28,7 @@ export function describePath (path: readonly string[]): string {
  */
 export async function checkRoom (app: FastifyInstance, userID: string, parentID: string, where: string): Promise<void> {
   if (await app.repositories.library.countChildren(userID, parentID, MAX_CHILDREN) < MAX_CHILDREN) return
-  throw new LibraryError(409, parentID === TOP_LEVEL
+  throw new RequestError(409, parentID === TOP_LEVEL
     ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
     : `the folder ${where} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
 }
@@ -80,7 +77,7 @@ async function createFolderPath (app: FastifyInstance, userID: string, path: rea
       }
     }
     if (node === null || node.kind !== 'folder') {
-      throw new LibraryError(409, `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
+      throw new RequestError(409, `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
     }
     parent = node
   }
@@ -99,7 +96,7 @@ export async function createFlashcard (app: FastifyInstance, userID: string, fla
   const { folder: path, flashcardName, description, cards } = flashcard
   checkNames([...path, flashcardName])
   const folder = await findFolder(app, userID, path)
-  if (folder === null) throw new LibraryError(404, `no folder ${describePath(path)}: create it first with create-folder`)
+  if (folder === null) throw new RequestError(404, `no folder ${describePath(path)}: create it first with create-folder`)
 
   await checkRoom(app, userID, folder._id, describePath(path))
   const now = app.clock()
@@ -117,7 +114,7 @@ export async function createFlashcard (app: FastifyInstance, userID: string, fla
     })
   } catch (error) {
     if (error instanceof NameTakenError) {
-      throw new LibraryError(409, `${describePath([...path, flashcardName])} already exists`)
+      throw new RequestError(409, `${describePath([...path, flashcardName])} already exists`)
     }
     throw error
   }
@@ -163,7 +160,7 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
     const { path } = request.body
     checkNames(path)
     const { folder, created } = await createFolderPath(app, request.account._id, path)
-    if (!created) throw new LibraryError(409, `the folder ${describePath(path)} already exists`)
+    if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
     return reply.code(201).send({ folderID: folder._id, path })
   })
 

@@ -8,10 +8,7 @@ import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { Stats, StatsBody, UndoneReview, UndoReviewBody } from '../schemas/progress.js'
 import { calendarOf, displayDay } from './wire.js'
-
-class ProgressError extends Error {
-  constructor (readonly statusCode: 404 | 409, message: string) { super(message) }
-}
+import { RequestError } from '../plugins/errors.js'
 
 /**
  * Takes back the user's last finished review: the card gets the schedule it
@@ -30,13 +27,13 @@ class ProgressError extends Error {
 export async function undoLastReview (app: FastifyInstance, user: UserDocument) {
   const { reviews, cards, users } = app.repositories
   const review = await reviews.lastDone(user._id)
-  if (review === null) throw new ProgressError(404, 'there is no review to undo')
+  if (review === null) throw new RequestError(404, 'there is no review to undo')
 
   const card = await cards.findById(user._id, review.cardID)
   if (card !== null) {
     // the review before this one on the card becomes its last again, so that one can be undone next
     const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
-    const changed = new ProgressError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
+    const changed = new RequestError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
     if (card.lastReviewID === review.reviewID) {
       if (!await cards.restoreSchedule(card, review.before, previousID)) throw changed
     } else if (card.lastReviewID !== previousID || !sameSchedule(card, review.before)) {

@@ -11,10 +11,7 @@ import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { LibraryTree, ReviewAnswer, ReviewCardBody, TodayCardsBody } from '../schemas/study.js'
 import { calendarOf, cardLeaf, displayDay, treeNodes } from './wire.js'
-
-class StudyError extends Error {
-  constructor (readonly statusCode: 404 | 409 | 503, message: string) { super(message) }
-}
+import { RequestError } from '../plugins/errors.js'
 
 /** Enough attempts for dozens of concurrent reviews of one card to all get through. */
 const MAX_REVIEW_ATTEMPTS = 200
@@ -80,7 +77,7 @@ async function replay (app: FastifyInstance, user: UserDocument, reviewID: strin
     }
     await sleep(50)
   }
-  throw new StudyError(409, `the review ${reviewID} is still being recorded; retry in a moment`)
+  throw new RequestError(409, `the review ${reviewID} is still being recorded; retry in a moment`)
 }
 
 /** The review is on the card: add its XP, count it on its day, and store the answer a retry will get. */
@@ -113,7 +110,7 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
     const earlier = await replay(app, user, request.reviewID)
     if (earlier !== null) return earlier
   }
-  const notFound = (): StudyError => new StudyError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+  const notFound = (): RequestError => new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
   let card = await app.repositories.cards.findOne(user._id, flashcardID, cardID)
   if (card === null) throw notFound()
 
@@ -162,7 +159,7 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
       await app.repositories.reviews.recompute(logID, before, after, isNewCard(before))
       await sleep(Math.random() * 5)
     }
-    if (!applied) throw new StudyError(503, 'the card is being reviewed by too many requests at once; retry')
+    if (!applied) throw new RequestError(503, 'the card is being reviewed by too many requests at once; retry')
   } catch (error) {
     // nothing reached the card: the claim goes, so a retry starts afresh
     await app.repositories.reviews.discard(logID).catch(() => {})

@@ -5,7 +5,8 @@ import {
 } from '../domain/card-formats.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { ExportedFlashcard, ExportFlashcardBody, ImportCardsBody, ImportedCards } from '../schemas/transfer.js'
-import { createFlashcard, LibraryError } from './library.js'
+import { RequestError } from '../plugins/errors.js'
+import { createFlashcard } from './library.js'
 
 interface FormatOptions {
   format?: CardFormat
@@ -21,7 +22,7 @@ interface FormatOptions {
 function separatorsOf (options: FormatOptions): Separators {
   if ((options.format ?? 'quizlet') === 'csv') {
     if (options.termSeparator !== undefined || options.cardSeparator !== undefined) {
-      throw new LibraryError(400, 'termSeparator and cardSeparator apply to the quizlet format only: CSV is always comma-separated (RFC 4180)')
+      throw new RequestError(400, 'termSeparator and cardSeparator apply to the quizlet format only: CSV is always comma-separated (RFC 4180)')
     }
   }
   return {
@@ -35,7 +36,7 @@ function converted<T> (conversion: () => T): T {
   try {
     return conversion()
   } catch (error) {
-    if (error instanceof CardFormatError) throw new LibraryError(400, error.message)
+    if (error instanceof CardFormatError) throw new RequestError(400, error.message)
     throw error
   }
 }
@@ -43,7 +44,7 @@ function converted<T> (conversion: () => T): T {
 function importedCards (body: ImportCardsBody): CardText[] {
   const separators = separatorsOf(body)
   if (body.format === 'csv') return converted(() => parseCsv(body.text, { header: body.header ?? 'auto' }))
-  if (body.header !== undefined) throw new LibraryError(400, 'header applies to the csv format only')
+  if (body.header !== undefined) throw new RequestError(400, 'header applies to the csv format only')
   return converted(() => parseQuizlet(body.text, separators))
 }
 
@@ -83,7 +84,7 @@ const transfer: FastifyPluginAsyncTypebox = async (app) => {
     const separators = separatorsOf(request.body)
     const userID = request.account._id
     const flashcard = await app.repositories.library.findFlashcard(userID, flashcardID)
-    if (flashcard === null) throw new LibraryError(404, `no flashcard ${flashcardID}`)
+    if (flashcard === null) throw new RequestError(404, `no flashcard ${flashcardID}`)
     const cards = await app.repositories.cards.byFlashcard(userID, flashcardID)
     const text = converted(() => format === 'csv' ? toCsv(cards) : toQuizlet(cards, separators))
     return { flashcardID, flashcardName: flashcard.name, format, text }
