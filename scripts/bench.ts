@@ -251,7 +251,8 @@ async function main (): Promise<void> {
   console.log('\nGenerating data (accounts through the service, documents in batches of 1,000):')
   const generationStarted = performance.now()
   await ensureIndexes(database.db)
-  const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET })
+  // command events let the explain step see the queries an operation sends
+  const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, monitorCommands: true })
   let appOpen = true
   const closeApp = async (): Promise<void> => {
     if (!appOpen) return

@@ -36,6 +36,8 @@ export interface AppConfig {
   authRateLimit?: AuthRateLimit
   /** how long to wait on the database before answering 503; defaults in plugins/database.ts */
   databaseTimeouts?: Partial<DatabaseTimeouts>
+  /** emit the driver's command events on `databaseClient` (off: they decode every reply twice) */
+  monitorCommands?: boolean
   /** when to turn requests away with 503 as overloaded; defaults in plugins/security.ts */
   loadShedding?: Partial<LoadShedding>
 }
@@ -71,7 +73,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(jsonBody)
   await app.register(security, { corsOrigins: config.corsOrigins ?? [], loadShedding: config.loadShedding })
   await app.register(docs)
-  await app.register(database, { url: config.mongodbUrl, timeouts: config.databaseTimeouts })
+  await app.register(database, { url: config.mongodbUrl, timeouts: config.databaseTimeouts, monitorCommands: config.monitorCommands })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
 

@@ -98,7 +98,7 @@ export interface TimingSample {
   clientMs: number
 }
 
-const SERVER_TIMING = /db;dur=([\d.]+);desc="(\d+) round trips", app;dur=([\d.]+), total;dur=([\d.]+)/
+const SERVER_TIMING = /db;dur=([\d.]+);desc="(\d+) calls", app;dur=([\d.]+), total;dur=([\d.]+)/
 
 export function parseServerTiming (header: string | null): Omit<TimingSample, 'clientMs'> | null {
   const match = header === null ? null : SERVER_TIMING.exec(header)

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MongoClient, MongoServerSelectionError, type Db } from 'mongodb'
+import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { usersRepository, type UsersRepository } from '../repositories/users.js'
 import { libraryRepository, type LibraryRepository } from '../repositories/library.js'
@@ -30,6 +31,8 @@ export interface DatabaseOptions {
   /** mongodb:// URL; its path names the database (default `flashcards`) */
   url: string
   timeouts?: Partial<DatabaseTimeouts>
+  /** the driver's command events (the benchmark's explain listens to them); each costs a second decoding of every reply */
+  monitorCommands?: boolean
 }
 
 /**
@@ -142,8 +145,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     connectTimeoutMS: timeouts.connectMs,
     socketTimeoutMS: timeouts.socketMs,
     appName: 'flashcard-service',
-    // command events feed the Server-Timing header (plugins/timing.ts)
-    monitorCommands: true,
+    monitorCommands: options.monitorCommands ?? false,
     // every string stored came through json-body.ts, which refuses text that is not Unicode:
     // checking it again on every read is decoding time each card of a tree pays
     enableUtf8Validation: false
@@ -155,7 +157,8 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     await client.close()
   })
 
-  const db = client.db(databaseName(options.url))
+  // every call is timed for the Server-Timing header (plugins/timing.ts)
+  const db = timedDatabase(client.db(databaseName(options.url)))
   await ensureIndexes(db)
 
   app.decorate('db', db)
