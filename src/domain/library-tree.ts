@@ -1,17 +1,18 @@
 /**
- * Builds the folder tree of spec 2.2 from flat lists, as the repositories read them:
- * folder name -> folder object, flashcard name -> { cards, flashcardID, flashcardName }.
+ * Writes the folder tree of spec 2.2 as JSON text, from flat lists as the repositories
+ * read them: folder name -> folder object, flashcard name -> { cards, flashcardID,
+ * flashcardName }.
  *
- * Names are user data and become object keys, so every object keyed by a name or an id
- * has no prototype and gets its members through defineProperty: '__proto__',
- * 'constructor' or 'toString' come back as ordinary keys and touch no prototype.
+ * The text is written directly rather than built as objects for JSON.stringify: names
+ * are user data, and objects keyed by them ('__proto__', 'constructor') would need a null
+ * prototype, which V8 keeps in its slow dictionary mode; writing the text is what keeps
+ * get-today-cards' own time small. Every name and value goes through JSON.stringify.
  *
- * Order of members: by name, comparing UTF-16 code units (the same on every machine,
- * whatever its locale). One exception JavaScript imposes and JSON.stringify follows: names
- * that are array indices ('7', '2024') come first, in numeric order. Cards keep the order
- * they are given in (the caller's order: most overdue first, then new cards).
+ * Order of members: array-index names ('7', '2024') first, in numeric order, as a
+ * JavaScript object (and so JSON.parse on the client) would put them; then by name,
+ * comparing UTF-16 code units (the same on every machine, whatever its locale). Cards
+ * keep the order they are given in (the caller's order: most overdue first, then new cards).
  */
-
 export interface FolderNode {
   id: string
   parentID: string | null
@@ -32,47 +33,42 @@ export interface CardLeaf {
   review_status: string
 }
 
-export interface CardRecord {
-  last_review: string
-  review_status: string
-}
-
-export interface FlashcardEntry {
-  cards: Record<string, CardRecord>
-  flashcardID: string
-  flashcardName: string
-}
-
 export interface TreeOptions {
   /** Keep folders and flashcards that hold no card (the whole library); default false. */
   includeEmpty?: boolean
 }
 
-type Tree = Record<string, unknown>
-
 interface Member {
   name: string
+  /** the name's value as an array index, or -1 */
+  index: number
   isFolder: boolean
   id: string
-  value: unknown
 }
 
-function emptyMap<T> (): Record<string, T> {
-  return Object.create(null) as Record<string, T>
-}
+const MAX_ARRAY_INDEX = 2 ** 32 - 2
 
-function setMember (target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+/** The names a JavaScript object orders first: canonical decimal integers up to 2^32 - 2. */
+function arrayIndexOf (name: string): number {
+  if (!/^(?:0|[1-9][0-9]{0,9})$/.test(name)) return -1
+  const value = Number(name)
+  return value <= MAX_ARRAY_INDEX ? value : -1
 }
 
 function byCodeUnits (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+function byArrayIndex (a: Member, b: Member): number {
+  if (a.index === b.index) return 0
+  if (a.index === -1 || b.index === -1) return a.index === -1 ? 1 : -1
+  return a.index - b.index
+}
+
 // Folders sort before a flashcard of the same name, and ids settle the rest, so the
 // result does not depend on the order the database returned rows in
 function compareMembers (a: Member, b: Member): number {
-  return byCodeUnits(a.name, b.name) ||
+  return byArrayIndex(a, b) || byCodeUnits(a.name, b.name) ||
     (a.isFolder === b.isFolder ? 0 : a.isFolder ? -1 : 1) ||
     byCodeUnits(a.id, b.id)
 }
@@ -113,12 +109,30 @@ function placeableFolders (foldersById: ReadonlyMap<string, FolderNode>): Set<st
   return result
 }
 
-export function buildTree (
+// Strings that JSON.stringify would write differently from "<the string>": quotes,
+// backslashes, control characters and surrogates (a lone one is escaped)
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/** A string as JSON; the plain quoting is a shortcut taken only where JSON.stringify would write the same. */
+function text (value: string): string {
+  return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`
+}
+
+function cardsJson (cards: ReadonlyMap<string, CardLeaf>): string {
+  let json = ''
+  for (const card of cards.values()) {
+    json += `${json === '' ? '' : ','}${text(card.id)}:{"last_review":${text(card.last_review)},"review_status":${text(card.review_status)}}`
+  }
+  return `{${json}}`
+}
+
+export function treeJson (
   folders: readonly FolderNode[],
   flashcards: readonly FlashcardNode[],
   cards: readonly CardLeaf[],
   options: TreeOptions = {}
-): Tree {
+): string {
   const includeEmpty = options.includeEmpty === true
 
   const foldersById = new Map<string, FolderNode>()
@@ -132,22 +146,22 @@ export function buildTree (
     }
   }
 
-  const cardMaps = new Map<string, Record<string, CardRecord>>()
+  // card id -> card, per flashcard: a repeated id keeps its first place and its last values
+  const cardsByFlashcard = new Map<string, Map<string, CardLeaf>>()
   for (const card of cards) {
     if (!flashcardsById.has(card.flashcardID)) continue
-    let cardMap = cardMaps.get(card.flashcardID)
-    if (cardMap === undefined) {
-      cardMap = emptyMap<CardRecord>()
-      cardMaps.set(card.flashcardID, cardMap)
+    let held = cardsByFlashcard.get(card.flashcardID)
+    if (held === undefined) {
+      held = new Map()
+      cardsByFlashcard.set(card.flashcardID, held)
     }
-    // The map has no prototype, so even an id of '__proto__' would land as a plain key
-    cardMap[card.id] = { last_review: card.last_review, review_status: card.review_status }
+    held.set(card.id, card)
   }
 
   // Today's cards show only the branches that lead to a card; the library shows everything
   const shownFlashcards = includeEmpty
     ? [...flashcardsById.values()]
-    : [...flashcardsById.values()].filter(flashcard => cardMaps.has(flashcard.id))
+    : [...flashcardsById.values()].filter(flashcard => cardsByFlashcard.has(flashcard.id))
 
   const shownFolders = new Set<string>()
   if (includeEmpty) {
@@ -163,9 +177,6 @@ export function buildTree (
     }
   }
 
-  const folderObjects = new Map<string, Tree>()
-  for (const id of shownFolders) folderObjects.set(id, emptyMap<unknown>())
-
   const membersByParent = new Map<string | null, Member[]>()
   const addMember = (parentID: string | null, member: Member): void => {
     let members = membersByParent.get(parentID)
@@ -177,28 +188,31 @@ export function buildTree (
   }
   for (const id of shownFolders) {
     const folder = foldersById.get(id) as FolderNode
-    addMember(folder.parentID, { name: folder.name, isFolder: true, id, value: folderObjects.get(id) })
+    addMember(folder.parentID, { name: folder.name, index: arrayIndexOf(folder.name), isFolder: true, id })
   }
   for (const flashcard of shownFlashcards) {
-    const entry: FlashcardEntry = {
-      cards: cardMaps.get(flashcard.id) ?? emptyMap<CardRecord>(),
-      flashcardID: flashcard.id,
-      flashcardName: flashcard.name
-    }
-    addMember(flashcard.folderID, { name: flashcard.name, isFolder: false, id: flashcard.id, value: entry })
+    addMember(flashcard.folderID, { name: flashcard.name, index: arrayIndexOf(flashcard.name), isFolder: false, id: flashcard.id })
   }
 
-  const tree = emptyMap<unknown>()
-  for (const [parentID, members] of membersByParent) {
-    const target = parentID === null ? tree : folderObjects.get(parentID)
-    if (target === undefined) continue
+  const flashcardJson = (id: string): string => {
+    const flashcard = flashcardsById.get(id) as FlashcardNode
+    const held = cardsByFlashcard.get(id)
+    return `{"cards":${held === undefined ? '{}' : cardsJson(held)},"flashcardID":${text(id)},"flashcardName":${text(flashcard.name)}}`
+  }
+  const folderJson = (id: string | null): string => {
+    const members = membersByParent.get(id)
+    if (members === undefined) return '{}'
     members.sort(compareMembers)
+    let json = ''
+    let previous: string | undefined
     for (const member of members) {
       // Names are unique under one parent; should the data ever say otherwise, the first in
       // order keeps the name rather than one silently replacing another
-      if (Object.hasOwn(target, member.name)) continue
-      setMember(target, member.name, member.value)
+      if (member.name === previous) continue
+      previous = member.name
+      json += `${json === '' ? '' : ','}${text(member.name)}:${member.isFolder ? folderJson(member.id) : flashcardJson(member.id)}`
     }
+    return `{${json}}`
   }
-  return tree
+  return folderJson(null)
 }

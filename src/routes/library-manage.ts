@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { UserCalendar } from '../domain/calendar.js'
-import { buildTree } from '../domain/library-tree.js'
+import { treeJson } from '../domain/library-tree.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { NameTakenError, TOP_LEVEL, type AncestorsChange, type LibraryNodeDocument } from '../repositories/library.js'
 import type { UserDocument } from '../repositories/users.js'
@@ -15,7 +15,7 @@ import {
 import { LibraryTree } from '../schemas/study.js'
 import { RequestError } from '../plugins/errors.js'
 import { checkNames, checkRoom, newCards } from './library.js'
-import { calendarOf, cardLeaf, treeNodes } from './wire.js'
+import { calendarOf, cardLeaf, jsonText, treeNodes } from './wire.js'
 
 function noFolder (folderID: string): RequestError {
   return new RequestError(404, `no folder ${folderID}`)
@@ -244,15 +244,15 @@ async function getFlashcard (app: FastifyInstance, user: UserDocument, flashcard
   }
 }
 
-/** The whole library in the shape of spec 2.2: every folder (an empty one as {}), every flashcard, every card. */
-async function allCards (app: FastifyInstance, user: UserDocument) {
+/** The whole library in the shape of spec 2.2 (JSON text): every folder (an empty one as {}), every flashcard, every card. */
+async function allCards (app: FastifyInstance, user: UserDocument): Promise<string> {
   const [nodes, cards] = await Promise.all([
     app.repositories.library.allNodes(user._id),
     app.repositories.cards.all(user._id)
   ])
   const { folders, flashcards } = treeNodes(nodes)
   const calendar = calendarOf(user)
-  return buildTree(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)), { includeEmpty: true })
+  return treeJson(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)), { includeEmpty: true })
 }
 
 const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
@@ -401,7 +401,7 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: LibraryTree, ...authenticatedErrors }
     },
     preHandler: app.authenticate
-  }, async (request) => await allCards(app, request.account))
+  }, async (request, reply) => jsonText(reply, await allCards(app, request.account)))
 }
 
 export default libraryManage

@@ -3,14 +3,14 @@ import type { FastifyInstance } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { dayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
-import { buildTree } from '../domain/library-tree.js'
+import { treeJson } from '../domain/library-tree.js'
 import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { ReviewIDTakenError, type ReviewAnswer as StoredAnswer } from '../repositories/reviews.js'
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { LibraryTree, ReviewAnswer, ReviewCardBody, TodayCardsBody } from '../schemas/study.js'
-import { calendarOf, cardLeaf, displayDay, treeNodes } from './wire.js'
+import { calendarOf, cardLeaf, displayDay, jsonText, treeNodes } from './wire.js'
 import { RequestError } from '../plugins/errors.js'
 
 /** Enough attempts for dozens of concurrent reviews of one card to all get through. */
@@ -41,7 +41,8 @@ async function reviewsDoneToday (app: FastifyInstance, user: UserDocument, today
  * three round trips: the account (read by authentication, with today's
  * review counts), the cards, and the folders and flashcards above them.
  */
-export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<Record<string, unknown>> {
+/** Today's tree as JSON text. */
+export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<string> {
   const calendar = calendarOf(user)
   const today = userDay(app.clock(), calendar)
   const doneToday = await reviewsDoneToday(app, user, today)
@@ -49,10 +50,10 @@ export async function todayCards (app: FastifyInstance, user: UserDocument): Pro
     reviews: Math.max(0, user.reviewsPerDay - doneToday.reviews),
     newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
   })
-  if (cards.length === 0) return {}
+  if (cards.length === 0) return '{}'
   const nodes = await app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))])
   const { folders, flashcards } = treeNodes(nodes)
-  return buildTree(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)))
+  return treeJson(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)))
 }
 
 /** A review pending this long was cut off (a crash, a lost database connection) rather than slow. */
@@ -179,7 +180,7 @@ const study: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: LibraryTree, ...authenticatedErrors }
     },
     preHandler: app.authenticate
-  }, async (request) => await todayCards(app, request.account))
+  }, async (request, reply) => jsonText(reply, await todayCards(app, request.account)))
 
   app.post('/review-card', {
     schema: {

@@ -1,4 +1,5 @@
 // The one place where stored values become the strings of the wire format.
+import type { FastifyReply } from 'fastify'
 import { dayOf, formatDay, type UserCalendar } from '../domain/calendar.js'
 import type { CardLeaf, FlashcardNode, FolderNode } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
@@ -36,4 +37,10 @@ export function treeNodes (nodes: readonly LibraryNodeDocument[]): { folders: Fo
     }
   }
   return { folders, flashcards }
+}
+
+/** JSON the route wrote itself (a tree from treeJson): sent as it is, not serialised again. */
+export function jsonText (reply: FastifyReply, json: string): string {
+  void reply.type('application/json; charset=utf-8')
+  return json
 }

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { buildTree, type CardLeaf, type FlashcardNode, type FolderNode } from '../../src/domain/library-tree.js'
+import { treeJson, type CardLeaf, type FlashcardNode, type FolderNode } from '../../src/domain/library-tree.js'
 
 // Ids look like the real ones: long strings of digits
 function id (n: number): string {
@@ -20,9 +20,9 @@ function card (n: number, flashcardNumber: number, status = '0.0'): CardLeaf {
 
 interface JsonObject { [key: string]: string | JsonObject }
 
-// What a client receives: the tree after a trip through JSON
-function json (value: unknown): JsonObject {
-  return JSON.parse(JSON.stringify(value)) as JsonObject
+// What a client receives: the tree as its JSON.parse reads it
+function json (text: string): JsonObject {
+  return JSON.parse(text) as JsonObject
 }
 
 function dig (tree: JsonObject, ...path: string[]): JsonObject {
@@ -36,7 +36,7 @@ function dig (tree: JsonObject, ...path: string[]): JsonObject {
 }
 
 test('a flashcard one folder down', async t => {
-  const tree = buildTree(
+  const tree = treeJson(
     [folder(1, 'Languages', null)],
     [flashcard(10, 'Spanish verbs', 1)],
     [card(100, 10, '0.0'), card(101, 10, '3.0')]
@@ -56,7 +56,7 @@ test('a flashcard one folder down', async t => {
 })
 
 test('a flashcard three folders down', async t => {
-  const tree = buildTree(
+  const tree = treeJson(
     [folder(1, 'Science', null), folder(2, 'Biology', 1), folder(3, 'Cells', 2)],
     [flashcard(10, 'Organelles', 3)],
     [card(100, 10, '0.2')]
@@ -77,7 +77,7 @@ test('a flashcard three folders down', async t => {
 })
 
 test('a flashcard has exactly cards, flashcardID and flashcardName', async t => {
-  const tree = json(buildTree([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], [card(100, 10)]))
+  const tree = json(treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], [card(100, 10)]))
   const deck = dig(tree, 'F', 'Deck')
   t.same(Object.keys(deck).sort(), ['cards', 'flashcardID', 'flashcardName'])
   t.same(Object.keys(dig(deck, 'cards', id(100))).sort(), ['last_review', 'review_status'])
@@ -101,7 +101,7 @@ const library = {
 }
 
 test('today\'s tree holds only the branches that lead to a card', async t => {
-  const tree = buildTree(library.folders, library.flashcards, [card(100, 10)])
+  const tree = treeJson(library.folders, library.flashcards, [card(100, 10)])
   t.same(json(tree), {
     Languages: {
       Spanish: {
@@ -116,12 +116,12 @@ test('today\'s tree holds only the branches that lead to a card', async t => {
 })
 
 test('nothing due gives an empty object', async t => {
-  t.equal(JSON.stringify(buildTree(library.folders, library.flashcards, [])), '{}')
-  t.equal(JSON.stringify(buildTree([], [], [])), '{}')
+  t.equal(treeJson(library.folders, library.flashcards, []), '{}')
+  t.equal(treeJson([], [], []), '{}')
 })
 
 test('the whole library keeps empty folders and flashcards', async t => {
-  const tree = buildTree(library.folders, library.flashcards, [card(100, 10)], { includeEmpty: true })
+  const tree = treeJson(library.folders, library.flashcards, [card(100, 10)], { includeEmpty: true })
   t.same(json(tree), {
     Empty: { Deep: {} },
     Languages: {
@@ -145,9 +145,9 @@ test('names that mean something to JavaScript come back as plain keys', async t 
   const folders = hostile.map((name, i) => folder(i + 1, name, null))
   const flashcards = hostile.map((name, i) => flashcard(100 + i, name, i + 1))
   const cards = hostile.map((_, i) => card(1000 + i, 100 + i))
-  const tree = buildTree(folders, flashcards, cards)
+  const tree = treeJson(folders, flashcards, cards)
 
-  const roundTrip = JSON.parse(JSON.stringify(tree))
+  const roundTrip = JSON.parse(tree)
   t.same(Object.keys(roundTrip).sort(), [...hostile].sort(), 'every name is an own key of the top level')
   for (const [i, name] of hostile.entries()) {
     t.ok(Object.hasOwn(roundTrip, name), `${name} is an own key`)
@@ -159,7 +159,7 @@ test('names that mean something to JavaScript come back as plain keys', async t 
   t.equal(Object.getPrototypeOf(roundTrip), Object.prototype, 'JSON.parse made __proto__ an own key, not the prototype')
   t.equal(({} as Record<string, unknown>).flashcardID, undefined, 'Object.prototype untouched')
   t.equal(typeof ({}).toString, 'function')
-  t.ok(JSON.stringify(tree).includes('"__proto__":{"__proto__":{"cards"'), '__proto__ serialised as a member')
+  t.ok(tree.includes('"__proto__":{"__proto__":{"cards"'), '__proto__ serialised as a member')
 })
 
 test('folders and flashcards that cannot be placed are skipped', async t => {
@@ -185,8 +185,8 @@ test('folders and flashcards that cannot be placed are skipped', async t => {
       Kept: { cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } }, flashcardID: id(10), flashcardName: 'Kept' }
     }
   }
-  t.same(json(buildTree(folders, flashcards, cards)), expected)
-  t.same(json(buildTree(folders, flashcards, cards, { includeEmpty: true })), expected)
+  t.same(json(treeJson(folders, flashcards, cards)), expected)
+  t.same(json(treeJson(folders, flashcards, cards, { includeEmpty: true })), expected)
 })
 
 test('members are ordered by name, the same on every machine', async t => {
@@ -194,23 +194,37 @@ test('members are ordered by name, the same on every machine', async t => {
   const folders = [folder(1, 'Top', null)]
   const flashcards = names.map((name, i) => flashcard(10 + i, name, 1))
   const cards = names.map((_, i) => card(100 + i, 10 + i))
-  const tree = json(buildTree(folders, flashcards, cards))
+  const tree = json(treeJson(folders, flashcards, cards))
   t.same(Object.keys(dig(tree, 'Top')), ['B', 'Z', 'a', 'b', 'e', 'é'], 'UTF-16 code unit order')
 
   // JavaScript puts array-index keys first, in numeric order, and JSON follows it
-  const years = buildTree([folder(1, 'Years', null)], ['2024', 'notes', '10'].map((name, i) => flashcard(10 + i, name, 1)),
+  const years = treeJson([folder(1, 'Years', null)], ['2024', 'notes', '10'].map((name, i) => flashcard(10 + i, name, 1)),
     [card(100, 10), card(101, 11), card(102, 12)])
   t.same(Object.keys(dig(json(years), 'Years')), ['10', '2024', 'notes'])
+  // the text itself is in that order, so a client reading it as a stream sees the same
+  t.ok(years.indexOf('"10"') < years.indexOf('"2024"') && years.indexOf('"2024"') < years.indexOf('"notes"'), 'written in that order')
+  const big = treeJson([folder(1, 'N', null)], ['4294967295', '4294967294', '01', '3'].map((name, i) => flashcard(10 + i, name, 1)),
+    [card(100, 10), card(101, 11), card(102, 12), card(103, 13)])
+  t.same(Object.keys(dig(json(big), 'N')), ['3', '4294967294', '01', '4294967295'], 'only canonical indices below 2^32 - 1 come first')
+  t.ok(big.indexOf('"3"') < big.indexOf('"4294967294"') && big.indexOf('"4294967294"') < big.indexOf('"01"') && big.indexOf('"01"') < big.indexOf('"4294967295"'))
+})
+
+test('names with quotes, backslashes and other JSON specials come back as written', async t => {
+  const names = ['say "hi"', 'back\\slash', 'tab\there', 'line\u2028sep', '</script>', 'emoji 🃏', 'ünïcödé']
+  const tree = treeJson([folder(1, 'Top', null)], names.map((name, i) => flashcard(10 + i, name, 1)), names.map((_, i) => card(100 + i, 10 + i)))
+  const parsed = dig(json(tree), 'Top')
+  t.same(Object.keys(parsed).sort(), [...names].sort())
+  for (const name of names) t.equal((parsed[name] as JsonObject).flashcardName, name)
 })
 
 test('cards keep the order they were given in', async t => {
   const cards = [card(300, 10), card(100, 10), card(200, 10)]
-  const tree = json(buildTree([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards))
+  const tree = json(treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards))
   t.same(Object.keys(dig(tree, 'F', 'Deck', 'cards')), [id(300), id(100), id(200)])
 })
 
 test('a folder and a flashcard sharing a name do not overwrite each other silently', async t => {
-  const tree = json(buildTree(
+  const tree = json(treeJson(
     [folder(1, 'Top', null), folder(2, 'Same', 1)],
     [flashcard(10, 'Same', 1), flashcard(11, 'Inner', 2)],
     [card(100, 10), card(101, 11)]
