@@ -160,20 +160,30 @@ function locateDay (instant: number, calendar: UserCalendar): { day: LocalDay, s
   return { day, start, end }
 }
 
-// Which day an instant falls in is asked for every card of a tree: hundreds of instants
-// spread over a few dozen days. The days found so far are kept per calendar, sorted by
-// start, so an instant inside a known day is answered by a binary search.
+// Which day an instant falls in (and its DD/MM/YYYY) is asked for every card of a tree:
+// hundreds of instants spread over a few dozen days. The days found so far are kept per
+// calendar, sorted by start, so an instant inside a known day is answered by a binary search.
 const DAYS_KEPT_PER_CALENDAR = 4000
-const knownDays = new Map<string, { starts: number[], ends: number[], days: LocalDay[] }>()
 
-function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalDay, start: number, end: number } {
+interface KnownDays {
+  starts: number[]
+  ends: number[]
+  days: LocalDay[]
+  /** each day as the wire shows it, DD/MM/YYYY */
+  displays: string[]
+}
+
+const knownDays = new Map<string, KnownDays>()
+
+/** The known days of `calendar` and the place of the one `instant` falls in, found first if need be. */
+function knownDayOf (instant: number, calendar: UserCalendar): { known: KnownDays, at: number } {
   const key = `${calendar.timezone}|${calendar.dayStartHour}`
   let known = knownDays.get(key)
   if (known === undefined) {
-    known = { starts: [], ends: [], days: [] }
+    known = { starts: [], ends: [], days: [], displays: [] }
     knownDays.set(key, known)
   }
-  const { starts, ends, days } = known
+  const { starts, ends } = known
   // the last known day starting at or before the instant
   let low = 0
   let high = starts.length - 1
@@ -187,18 +197,25 @@ function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalD
       high = middle - 1
     }
   }
-  if (found >= 0 && instant < (ends[found] as number)) {
-    return { day: days[found] as LocalDay, start: starts[found] as number, end: ends[found] as number }
-  }
+  if (found >= 0 && instant < (ends[found] as number)) return { known, at: found }
+
   const located = locateDay(instant, calendar)
   if (starts.length >= DAYS_KEPT_PER_CALENDAR) {
-    knownDays.delete(key)
-  } else {
-    starts.splice(found + 1, 0, located.start)
-    ends.splice(found + 1, 0, located.end)
-    days.splice(found + 1, 0, located.day)
+    known = { starts: [], ends: [], days: [], displays: [] }
+    knownDays.set(key, known)
+    found = -1
   }
-  return located
+  const at = found + 1
+  known.starts.splice(at, 0, located.start)
+  known.ends.splice(at, 0, located.end)
+  known.days.splice(at, 0, located.day)
+  known.displays.splice(at, 0, formatDay(located.day))
+  return { known, at }
+}
+
+function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalDay, start: number, end: number } {
+  const { known, at } = knownDayOf(instant, calendar)
+  return { day: known.days[at] as LocalDay, start: known.starts[at] as number, end: known.ends[at] as number }
 }
 
 /**
@@ -212,7 +229,14 @@ export function userDay (now: Date, calendar: UserCalendar): { day: LocalDay, st
 
 /** Which of the user's days an instant (a review, a creation) belongs to. */
 export function dayOf (instant: Date, calendar: UserCalendar): LocalDay {
-  return locateKnownDay(instant.getTime(), calendar).day
+  const { known, at } = knownDayOf(instant.getTime(), calendar)
+  return known.days[at] as LocalDay
+}
+
+/** The same day as the wire shows it: formatDay(dayOf(instant, calendar)). */
+export function displayDayOf (instant: Date, calendar: UserCalendar): string {
+  const { known, at } = knownDayOf(instant.getTime(), calendar)
+  return known.displays[at] as string
 }
 
 export function addDays (day: LocalDay, n: number): LocalDay {

@@ -46,11 +46,22 @@ interface Member {
   id: string
 }
 
+/** What writing one tree needs, built once per call. */
+interface Tree {
+  membersByParent: Map<string | null, Member[]>
+  flashcardsById: Map<string, FlashcardNode>
+  /** each flashcard's cards, in the order given */
+  cardsByFlashcard: Map<string, CardLeaf[]>
+}
+
 const MAX_ARRAY_INDEX = 2 ** 32 - 2
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/
 
 /** The names a JavaScript object orders first: canonical decimal integers up to 2^32 - 2. */
 function arrayIndexOf (name: string): number {
-  if (!/^(?:0|[1-9][0-9]{0,9})$/.test(name)) return -1
+  // most names do not start with a digit: no need to look further
+  const first = name.charCodeAt(0)
+  if (first < 48 || first > 57 || !ARRAY_INDEX.test(name)) return -1
   const value = Number(name)
   return value <= MAX_ARRAY_INDEX ? value : -1
 }
@@ -73,39 +84,44 @@ function compareMembers (a: Member, b: Member): number {
     byCodeUnits(a.id, b.id)
 }
 
+const VISITING = 0
+const PLACED = 1
+const UNPLACED = 2
+
 /**
  * Which folders hang from the top through an unbroken chain of parents. A folder whose
  * parent is missing, or whose chain loops, cannot be placed and is left out with all it holds.
  */
 function placeableFolders (foldersById: ReadonlyMap<string, FolderNode>): Set<string> {
-  const placeable = new Map<string, boolean>()
-  // Walks up from `start` until the top, a folder already judged, a missing parent or a
-  // folder seen on this walk (a loop); every folder on the way shares the verdict
-  const judge = (start: string): void => {
-    const chain = new Set<string>()
+  const verdicts = new Map<string, number>()
+  const chain: string[] = []
+  for (const start of foldersById.keys()) {
+    // Walks up until the top, a folder already judged, a missing parent or a folder of
+    // this same walk (a loop); every folder on the way shares the verdict
+    chain.length = 0
     let current: string | null = start
-    let verdict: boolean | undefined
-    while (verdict === undefined) {
+    let verdict = UNPLACED
+    for (;;) {
       if (current === null) {
-        verdict = true
-      } else if (placeable.has(current)) {
-        verdict = placeable.get(current)
-      } else {
-        const folder = foldersById.get(current)
-        if (folder === undefined || chain.has(current)) {
-          verdict = false
-        } else {
-          chain.add(current)
-          current = folder.parentID
-        }
+        verdict = PLACED
+        break
       }
+      const known = verdicts.get(current)
+      if (known !== undefined) {
+        verdict = known === VISITING ? UNPLACED : known
+        break
+      }
+      const folder = foldersById.get(current)
+      if (folder === undefined) break
+      verdicts.set(current, VISITING)
+      chain.push(current)
+      current = folder.parentID
     }
-    for (const id of chain) placeable.set(id, verdict)
+    for (const id of chain) verdicts.set(id, verdict)
   }
-  for (const id of foldersById.keys()) judge(id)
 
   const result = new Set<string>()
-  for (const [id, ok] of placeable) if (ok) result.add(id)
+  for (const [id, verdict] of verdicts) if (verdict === PLACED) result.add(id)
   return result
 }
 
@@ -119,12 +135,46 @@ function text (value: string): string {
   return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`
 }
 
-function cardsJson (cards: ReadonlyMap<string, CardLeaf>): string {
+function cardJson (card: CardLeaf): string {
+  return `${text(card.id)}:{"last_review":${text(card.last_review)},"review_status":${text(card.review_status)}}`
+}
+
+function cardsJson (cards: readonly CardLeaf[]): string {
+  if (cards.length === 1) return `{${cardJson(cards[0] as CardLeaf)}}`
+  // a repeated id keeps its first place and its last values
+  const byId = new Map<string, CardLeaf>()
+  for (const card of cards) byId.set(card.id, card)
   let json = ''
-  for (const card of cards.values()) {
-    json += `${json === '' ? '' : ','}${text(card.id)}:{"last_review":${text(card.last_review)},"review_status":${text(card.review_status)}}`
+  for (const card of byId.values()) json += `${json === '' ? '' : ','}${cardJson(card)}`
+  return `{${json}}`
+}
+
+function flashcardJson (tree: Tree, id: string): string {
+  const flashcard = tree.flashcardsById.get(id) as FlashcardNode
+  const cards = tree.cardsByFlashcard.get(id)
+  return `{"cards":${cards === undefined ? '{}' : cardsJson(cards)},"flashcardID":${text(id)},"flashcardName":${text(flashcard.name)}}`
+}
+
+function folderJson (tree: Tree, id: string | null): string {
+  const members = tree.membersByParent.get(id)
+  if (members === undefined) return '{}'
+  members.sort(compareMembers)
+  let json = ''
+  let previous: string | undefined
+  for (const member of members) {
+    // Names are unique under one parent; should the data ever say otherwise, the first in
+    // order keeps the name rather than one silently replacing another
+    if (member.name === previous) continue
+    previous = member.name
+    json += `${json === '' ? '' : ','}${text(member.name)}:${member.isFolder ? folderJson(tree, member.id) : flashcardJson(tree, member.id)}`
   }
   return `{${json}}`
+}
+
+function addMember (membersByParent: Map<string | null, Member[]>, parentID: string | null, member: Member): void {
+  const members = membersByParent.get(parentID)
+  if (members === undefined) membersByParent.set(parentID, [member])
+  else members.push(member)
 }
 
 export function treeJson (
@@ -146,73 +196,32 @@ export function treeJson (
     }
   }
 
-  // card id -> card, per flashcard: a repeated id keeps its first place and its last values
-  const cardsByFlashcard = new Map<string, Map<string, CardLeaf>>()
+  const cardsByFlashcard = new Map<string, CardLeaf[]>()
   for (const card of cards) {
     if (!flashcardsById.has(card.flashcardID)) continue
-    let held = cardsByFlashcard.get(card.flashcardID)
-    if (held === undefined) {
-      held = new Map()
-      cardsByFlashcard.set(card.flashcardID, held)
-    }
-    held.set(card.id, card)
+    const held = cardsByFlashcard.get(card.flashcardID)
+    if (held === undefined) cardsByFlashcard.set(card.flashcardID, [card])
+    else held.push(card)
   }
 
   // Today's cards show only the branches that lead to a card; the library shows everything
-  const shownFlashcards = includeEmpty
-    ? [...flashcardsById.values()]
-    : [...flashcardsById.values()].filter(flashcard => cardsByFlashcard.has(flashcard.id))
-
-  const shownFolders = new Set<string>()
-  if (includeEmpty) {
-    for (const id of placeable) shownFolders.add(id)
-  } else {
-    for (const flashcard of shownFlashcards) {
-      let current: string | null = flashcard.folderID
-      // Stops at the first folder already shown: its ancestors were shown with it
-      while (current !== null && !shownFolders.has(current)) {
-        shownFolders.add(current)
-        current = foldersById.get(current)?.parentID ?? null
-      }
-    }
-  }
-
   const membersByParent = new Map<string | null, Member[]>()
-  const addMember = (parentID: string | null, member: Member): void => {
-    let members = membersByParent.get(parentID)
-    if (members === undefined) {
-      members = []
-      membersByParent.set(parentID, members)
+  const shownFolders = includeEmpty ? placeable : new Set<string>()
+  for (const flashcard of flashcardsById.values()) {
+    if (!includeEmpty && !cardsByFlashcard.has(flashcard.id)) continue
+    addMember(membersByParent, flashcard.folderID, { name: flashcard.name, index: arrayIndexOf(flashcard.name), isFolder: false, id: flashcard.id })
+    if (includeEmpty) continue
+    let current: string | null = flashcard.folderID
+    // Stops at the first folder already shown: its ancestors were shown with it
+    while (current !== null && !shownFolders.has(current)) {
+      shownFolders.add(current)
+      current = (foldersById.get(current) as FolderNode).parentID
     }
-    members.push(member)
   }
   for (const id of shownFolders) {
     const folder = foldersById.get(id) as FolderNode
-    addMember(folder.parentID, { name: folder.name, index: arrayIndexOf(folder.name), isFolder: true, id })
-  }
-  for (const flashcard of shownFlashcards) {
-    addMember(flashcard.folderID, { name: flashcard.name, index: arrayIndexOf(flashcard.name), isFolder: false, id: flashcard.id })
+    addMember(membersByParent, folder.parentID, { name: folder.name, index: arrayIndexOf(folder.name), isFolder: true, id })
   }
 
-  const flashcardJson = (id: string): string => {
-    const flashcard = flashcardsById.get(id) as FlashcardNode
-    const held = cardsByFlashcard.get(id)
-    return `{"cards":${held === undefined ? '{}' : cardsJson(held)},"flashcardID":${text(id)},"flashcardName":${text(flashcard.name)}}`
-  }
-  const folderJson = (id: string | null): string => {
-    const members = membersByParent.get(id)
-    if (members === undefined) return '{}'
-    members.sort(compareMembers)
-    let json = ''
-    let previous: string | undefined
-    for (const member of members) {
-      // Names are unique under one parent; should the data ever say otherwise, the first in
-      // order keeps the name rather than one silently replacing another
-      if (member.name === previous) continue
-      previous = member.name
-      json += `${json === '' ? '' : ','}${text(member.name)}:${member.isFolder ? folderJson(member.id) : flashcardJson(member.id)}`
-    }
-    return `{${json}}`
-  }
-  return folderJson(null)
+  return folderJson({ membersByParent, flashcardsById, cardsByFlashcard }, null)
 }

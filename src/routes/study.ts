@@ -37,11 +37,10 @@ async function reviewsDoneToday (app: FastifyInstance, user: UserDocument, today
 }
 
 /**
- * The tree of the cards the user should study before their day ends, in
- * three round trips: the account (read by authentication, with today's
- * review counts), the cards, and the folders and flashcards above them.
+ * The tree of the cards the user should study before their day ends, as JSON
+ * text, in three round trips: the account (read by authentication, with
+ * today's review counts), the cards, and the folders and flashcards above them.
  */
-/** Today's tree as JSON text. */
 export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<string> {
   const calendar = calendarOf(user)
   const today = userDay(app.clock(), calendar)

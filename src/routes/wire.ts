@@ -1,6 +1,6 @@
 // The one place where stored values become the strings of the wire format.
 import type { FastifyReply } from 'fastify'
-import { dayOf, formatDay, type UserCalendar } from '../domain/calendar.js'
+import { displayDayOf, type UserCalendar } from '../domain/calendar.js'
 import type { CardLeaf, FlashcardNode, FolderNode } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
 import type { LibraryNodeDocument } from '../repositories/library.js'
@@ -13,7 +13,7 @@ export function calendarOf (user: UserDocument): UserCalendar {
 
 /** DD/MM/YYYY of the user-day an instant falls in. */
 export function displayDay (instant: Date, calendar: UserCalendar): string {
-  return formatDay(dayOf(instant, calendar))
+  return displayDayOf(instant, calendar)
 }
 
 /** A card as the tree shows it; a card never reviewed shows its creation day. */

@@ -4,6 +4,7 @@ import {
   canonicalTimezone,
   dayOf,
   daysBetween,
+  displayDayOf,
   formatDay,
   isLocalDay,
   isTimezone,
@@ -191,6 +192,28 @@ test('formatDay writes DD/MM/YYYY', async t => {
   t.equal(formatDay('2026-03-07'), '07/03/2026')
   t.equal(formatDay('2024-02-29'), '29/02/2024')
   t.equal(formatDay('2026-12-31'), '31/12/2026')
+})
+
+test('displayDayOf names the same day as dayOf, in any order of asking and past its memo', async t => {
+  // a calendar of its own, so the memo starts empty; UTC with a 5:00 start gives an independent answer
+  const calendar: UserCalendar = { timezone: 'Etc/GMT', dayStartHour: 5 }
+  const expected = (instant: number): string => {
+    const date = new Date(instant - 5 * 3600_000)
+    return `${String(date.getUTCDate()).padStart(2, '0')}/${String(date.getUTCMonth() + 1).padStart(2, '0')}/${date.getUTCFullYear()}`
+  }
+  // 5,000 days (more than the memo keeps), visited in a scrambled order at scrambled hours
+  const base = Date.UTC(2015, 0, 1)
+  let wrong = 0
+  for (let n = 0; n < 5000; n++) {
+    const instant = base + ((n * 2731) % 5000) * 86_400_000 + ((n * 7919) % 86_400_000)
+    const shown = displayDayOf(new Date(instant), calendar)
+    if (shown !== expected(instant) || shown !== formatDay(dayOf(new Date(instant), calendar))) wrong += 1
+  }
+  t.equal(wrong, 0)
+  // around a DST change in a real zone: 2:30 local on the night Paris moves to summer time
+  const paris: UserCalendar = { timezone: 'Europe/Paris', dayStartHour: 3 }
+  t.equal(displayDayOf(new Date('2026-03-29T00:30:00Z'), paris), '28/03/2026', '01:30 local is still the day before')
+  t.equal(displayDayOf(new Date('2026-03-29T01:30:00Z'), paris), '29/03/2026', '03:30 local (summer time) is the new day')
 })
 
 test('parseDisplayDay accepts only real DD/MM/YYYY dates', async t => {
