@@ -140,11 +140,20 @@ function reasonOf (error: unknown): string {
  * first failure ends the sampling and is reported, not thrown: one operation
  * that cannot be measured should not cost the figures of the others.
  */
-export async function sampleTimings (url: string, body: BodySource, count: number, timeLimitMs: number, check?: (response: Buffer) => string | null): Promise<Sampled> {
+export interface SampleCount {
+  /** requests to send */
+  count: number
+  /** stop after this long... */
+  timeLimitMs: number
+  /** ...but not before this many */
+  atLeast: number
+}
+
+export async function sampleTimings (url: string, body: BodySource, { count, timeLimitMs, atLeast }: SampleCount, check?: (response: Buffer) => string | null): Promise<Sampled> {
   const samples: TimingSample[] = []
   let firstResponse: Buffer | undefined
   const deadline = Date.now() + timeLimitMs
-  for (let n = 0; n < Math.max(1, count) && (n === 0 || Date.now() < deadline); n++) {
+  for (let n = 0; n < Math.max(1, count) && (n < Math.max(1, atLeast) || Date.now() < deadline); n++) {
     const started = performance.now()
     let response: Response
     let bytes: Buffer

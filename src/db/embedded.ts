@@ -41,7 +41,14 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     '--telemetry=disable',
     '--log-level=info', // the "Listening on" line that reveals the port is at info level
     '--log-format=console'
-  ], { stdio: ['ignore', 'pipe', 'pipe'] })
+  ], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // FerretDB decodes every stored document it scans (on SQLite it filters only _id in
+    // the database) and spends much of that in Go's collector: collecting at 5x the live
+    // heap rather than 2x made a 122,000-document scan 30-40% faster for ~12 MB more
+    // memory. GOGC set in the environment wins.
+    env: { ...process.env, GOGC: process.env.GOGC ?? '400' }
+  })
 
   // last resort: never leave the database running after this process is gone
   const killOnExit = (): void => { child.kill('SIGKILL') }
