@@ -139,13 +139,23 @@ function cardJson (card: CardLeaf): string {
   return `${text(card.id)}:{"last_review":${text(card.last_review)},"review_status":${text(card.review_status)}}`
 }
 
+/** Up to this many cards, repeated ids are looked for pair by pair rather than with a Map. */
+const PAIRWISE_LIMIT = 16
+
+function mayRepeatIds (cards: readonly CardLeaf[]): boolean {
+  if (cards.length > PAIRWISE_LIMIT) return true
+  for (let i = 1; i < cards.length; i++) {
+    const id = (cards[i] as CardLeaf).id
+    for (let j = 0; j < i; j++) if ((cards[j] as CardLeaf).id === id) return true
+  }
+  return false
+}
+
 function cardsJson (cards: readonly CardLeaf[]): string {
-  if (cards.length === 1) return `{${cardJson(cards[0] as CardLeaf)}}`
-  // a repeated id keeps its first place and its last values
-  const byId = new Map<string, CardLeaf>()
-  for (const card of cards) byId.set(card.id, card)
+  // a repeated id (never from the database, where ids are unique) keeps its first place and its last values
+  const unique = mayRepeatIds(cards) ? [...new Map(cards.map((card) => [card.id, card])).values()] : cards
   let json = ''
-  for (const card of byId.values()) json += `${json === '' ? '' : ','}${cardJson(card)}`
+  for (const card of unique) json += `${json === '' ? '' : ','}${cardJson(card)}`
   return `{${json}}`
 }
 

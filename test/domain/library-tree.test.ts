@@ -223,6 +223,19 @@ test('cards keep the order they were given in', async t => {
   t.same(Object.keys(dig(tree, 'F', 'Deck', 'cards')), [id(300), id(100), id(200)])
 })
 
+test('a card given twice appears once, in its first place, with its last values', async t => {
+  // few cards (compared pair by pair) and many (compared through a Map) alike
+  for (const count of [3, 40]) {
+    const cards = Array.from({ length: count }, (_, n) => card(100 + n, 10))
+    cards.push(card(101, 10, '7.0'))
+    const text = treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards)
+    const held = dig(json(text), 'F', 'Deck', 'cards')
+    t.same(Object.keys(held), cards.slice(0, count).map((leaf) => leaf.id), `${count} cards: each id once, in first-seen order`)
+    t.same(held[id(101)], { last_review: '01/03/2026', review_status: '7.0' }, `${count} cards: the later values win`)
+    t.equal(text.split(`"${id(101)}"`).length - 1, 1, `${count} cards: the text itself names the card once`)
+  }
+})
+
 test('a folder and a flashcard sharing a name do not overwrite each other silently', async t => {
   const tree = json(treeJson(
     [folder(1, 'Top', null), folder(2, 'Same', 1)],
