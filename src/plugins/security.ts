@@ -72,7 +72,8 @@ export default fp<SecurityOptions>(async function security (app, options) {
     }
   })
   if (options.corsOrigins.length > 0) {
-    await app.register(cors, { origin: [...options.corsOrigins], methods: ['GET', 'POST'] })
+    // a page of an allowed origin may read where a request's time went (plugins/timing.ts)
+    await app.register(cors, { origin: [...options.corsOrigins], methods: ['GET', 'POST'], exposedHeaders: ['Server-Timing'] })
   }
   await app.register(rateLimit, { global: false })
   // Two limits on one request: createRateLimit gives counters that the plugin's

@@ -21,6 +21,11 @@ test('CORS: no origin is allowed unless configured', async (t) => {
   t.equal((await open.inject(preflight)).headers['access-control-allow-origin'], 'https://app.example.com')
   const stranger = await open.inject({ ...preflight, headers: { ...preflight.headers, origin: 'https://evil.example' } })
   t.equal(stranger.headers['access-control-allow-origin'], undefined)
+
+  // the page of an allowed origin may read the Server-Timing header of an answer
+  const answer = await open.inject({ method: 'GET', url: '/health', headers: { origin: 'https://app.example.com' } })
+  t.equal(answer.headers['access-control-expose-headers'], 'Server-Timing')
+  t.match(answer.headers['server-timing'], /^db;dur=/)
 })
 
 test('login and register are rate-limited per address, with Retry-After', async (t) => {
