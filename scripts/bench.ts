@@ -58,7 +58,7 @@ const load: LoadSettings = {
 const SAMPLES = setting('BENCH_SAMPLES', 200, true)
 const MIN_SAMPLES = Math.min(SAMPLES, setting('BENCH_MIN_SAMPLES', 5, true))
 const ALTERNATING_ROUNDS = Math.max(1, setting('BENCH_ALTERNATING', 5, true))
-// sequential sampling stops early on a slow database rather than stretching the run
+// sequential sampling stops after this long on a slow database (once MIN_SAMPLES are in) rather than stretching the run
 const SAMPLE_TIME_LIMIT_MS = setting('BENCH_SAMPLE_SECONDS', Math.max(20, load.durationSeconds * 2), false) * 1000
 // a run that hangs somewhere is stopped and cleaned up rather than left running
 const RUN_TIME_LIMIT_MS = setting('BENCH_TIMEOUT', 20 * 60, false) * 1000
