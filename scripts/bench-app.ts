@@ -17,11 +17,9 @@ import { cpus, loadavg, platform, release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildApp } from '../src/app.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js'
+import { EXPECTED_DUE, JWT_SECRET, todayCardsIn, withDatabase } from './bench/common.js'
 import { generateUsers, type UserProfile } from './bench/data.js'
 import { median, parseServerTiming } from './bench/load.js'
-
-const JWT_SECRET = 'benchmark-only-secret-never-used-elsewhere-0123456789'
-const EXPECTED_DUE = 500
 
 function count (name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback)
@@ -41,12 +39,6 @@ const PROFILE: UserProfile = {
   historyDays: 1, historyPerDay: 1, goals: 1, raisedLimits: true
 }
 
-function withDatabaseName (url: string, name: string): string {
-  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]*)\/?[^?]*(\?.*)?$/.exec(url)
-  if (match === null) throw new Error(`not a mongodb:// URL: ${url}`)
-  return `${match[1] ?? ''}/${name}${match[2] ?? ''}`
-}
-
 const fixed = (value: number): string => value.toFixed(3)
 
 const workDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-app-'))
@@ -55,7 +47,7 @@ const external = process.env.MONGODB_URL !== undefined && process.env.MONGODB_UR
 try {
   if (!external) embedded = await startEmbeddedDatabase({ dataDir: join(workDir, 'ferretdb'), log: () => {} })
   const server = external ? process.env.MONGODB_URL as string : (embedded as EmbeddedDatabase).url
-  const app = await buildApp({ mongodbUrl: withDatabaseName(server, `bench_app_${randomBytes(4).toString('hex')}`), jwtSecret: JWT_SECRET, logger: false })
+  const app = await buildApp({ mongodbUrl: withDatabase(server, `bench_app_${randomBytes(4).toString('hex')}`), jwtSecret: JWT_SECRET, logger: false })
   await app.ready()
   try {
     console.log(`Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${platform()} ${release()}, Node ${process.version}, ` +
@@ -71,6 +63,8 @@ try {
         const response = await app.inject({ method: 'POST', url: '/api/get-today-cards', payload: { jwtToken: user.jwtToken } })
         const timing = parseServerTiming(String(response.headers['server-timing']))
         if (response.statusCode !== 200 || timing === null) throw new Error(`get-today-cards answered ${response.statusCode}: ${response.body.slice(0, 200)}`)
+        const cards = todayCardsIn(response.body)
+        if (cards !== EXPECTED_DUE) throw new Error(`get-today-cards returned ${cards} cards, not ${EXPECTED_DUE}`)
         appMs.push(timing.appMs)
         databaseMs.push(timing.databaseMs)
         calls.add(timing.roundTrips)

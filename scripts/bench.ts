@@ -26,18 +26,15 @@ import { buildApp } from '../src/app.js'
 import { startEmbeddedDatabase } from '../src/db/embedded.js'
 import { FERRETDB_VERSION } from '../src/db/ferretdb-install.js'
 import { ensureIndexes } from '../src/repositories/indexes.js'
+import { EXPECTED_DUE, JWT_SECRET, todayCardsIn, withDatabase } from './bench/common.js'
 import { BIG_USERS, generateUsers, OTHER_USERS, type GeneratedUser } from './bench/data.js'
 import { explainOperation } from './bench/explain.js'
 import { measure, median, sampleTimings, stopLoad, type BodySource, type LoadResult, type LoadSettings, type TimingSample } from './bench/load.js'
 import { childPidNamed, memoryOf, startCeiling, startService, waitUntilIdle, type Memory } from './bench/processes.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-// the benchmark's own throwaway accounts: a fixed secret lets the tokens minted
-// in this process be accepted by the service it starts
-const JWT_SECRET = 'benchmark-only-secret-never-used-elsewhere-0123456789'
 const OPERATIONS = ['get-today-cards', 'update-goal-status', 'review-card'] as const
 type Operation = typeof OPERATIONS[number]
-const EXPECTED_DUE = 500
 
 function setting (name: string, fallback: number, integer: boolean): number {
   const text = process.env[name]
@@ -101,18 +98,6 @@ setTimeout(() => { void stop(`still running after ${RUN_TIME_LIMIT_MS / 1000} s`
 
 // ---- the database: embedded FerretDB in a temp dir, or a fresh database on MONGODB_URL
 
-/** The server URL with `name` as its database; credentials keep authenticating where they did. */
-function withDatabase (serverUrl: string, name: string): string {
-  const match = /^(mongodb(?:\+srv)?:\/\/)([^/?]*)\/?([^?]*)(\?.*)?$/.exec(serverUrl)
-  if (match === null) throw new Error('MONGODB_URL is not a mongodb:// or mongodb+srv:// URL')
-  const [, scheme = '', hosts = '', database = '', query = ''] = match
-  const parameters = new URLSearchParams(query.replace(/^\?/, ''))
-  // without authSource the driver authenticates against the database in the path
-  if (hosts.includes('@') && !parameters.has('authSource')) parameters.set('authSource', database === '' ? 'admin' : decodeURIComponent(database))
-  const search = parameters.toString()
-  return `${scheme}${hosts}/${name}${search === '' ? '' : `?${search}`}`
-}
-
 function hostsOf (url: string): string {
   return /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(url)?.[1] ?? 'unknown'
 }
@@ -174,10 +159,6 @@ function bodiesOf (user: GeneratedUser, runTag: string): Record<Operation, BodyS
 
 function bodyOnce (body: BodySource): string {
   return typeof body === 'string' ? body : body()
-}
-
-function todayCardsIn (response: Buffer): number {
-  return response.toString().match(/"review_status"/g)?.length ?? 0
 }
 
 // ---- output
