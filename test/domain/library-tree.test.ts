@@ -245,3 +245,28 @@ test('a folder and a flashcard sharing a name do not overwrite each other silent
   t.same(Object.keys(dig(tree, 'Top')), ['Same'])
   t.same(Object.keys(dig(tree, 'Top', 'Same')), ['Inner'], 'the folder keeps the name')
 })
+
+test('the text is what JSON.stringify writes, however strange the names', async t => {
+  // a lone surrogate written raw would survive JSON.parse here but not the UTF-8 of the wire
+  const names = [
+    'plain', 'say "hi"', 'back\\slash', 'tab\there', 'nul\u0000', 'del\u007f', 'é', 'emoji 🃏', '中文',
+    'lone \ud800 high', 'lone \udc00 low', 'line\u2028sep', 'end"'
+  ].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+  const folders = names.map((name, i) => folder(i + 1, name, null))
+  const flashcards = names.map((name, i) => flashcard(100 + i, name, i + 1))
+  const cards = names.map((_, i) => card(1000 + i, 100 + i, `${i}.0`))
+  // the same tree as objects, built in the order it is written (no name here is an array index)
+  const expected: Record<string, unknown> = {}
+  for (const [i, name] of names.entries()) {
+    expected[name] = {
+      [name]: {
+        cards: { [id(1000 + i)]: { last_review: '01/03/2026', review_status: `${i}.0` } },
+        flashcardID: id(100 + i),
+        flashcardName: name
+      }
+    }
+  }
+  const text = treeJson(folders, flashcards, cards)
+  t.equal(text, JSON.stringify(expected))
+  t.equal(Buffer.from(text, 'utf8').toString('utf8'), text, 'nothing lost on the way through UTF-8')
+})
