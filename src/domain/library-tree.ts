@@ -6,7 +6,9 @@
  * The text is written directly rather than built as objects for JSON.stringify: names
  * are user data, and objects keyed by them ('__proto__', 'constructor') would need a null
  * prototype, which V8 keeps in its slow dictionary mode; writing the text is what keeps
- * get-today-cards' own time small. Every name and value goes through JSON.stringify.
+ * get-today-cards' own time small. Every name and value is written as JSON.stringify
+ * writes it. Folders and flashcards are looked up by id once, into entries that link to
+ * their parent and hold what they show, so the tree is walked without further lookups.
  *
  * Order of members: array-index names ('7', '2024') first, in numeric order, as a
  * JavaScript object (and so JSON.parse on the client) would put them; then by name,
@@ -38,21 +40,32 @@ export interface TreeOptions {
   includeEmpty?: boolean
 }
 
-interface Member {
-  name: string
-  /** the name's value as an array index, or -1 */
-  index: number
-  isFolder: boolean
+/** A folder of the tree: its place, and what it shows. */
+interface FolderEntry {
+  isFolder: true
   id: string
+  name: string
+  /** the name's value as an array index, or -1 (set once the folder is shown) */
+  index: number
+  parentID: string | null
+  /** the folder it hangs from, null at the top (set once placed) */
+  parent: FolderEntry | null
+  verdict: number
+  shown: boolean
+  members: Member[] | undefined
 }
 
-/** What writing one tree needs, built once per call. */
-interface Tree {
-  membersByParent: Map<string | null, Member[]>
-  flashcardsById: Map<string, FlashcardNode>
-  /** each flashcard's cards, in the order given */
-  cardsByFlashcard: Map<string, CardLeaf[]>
+/** A flashcard of the tree and its cards, in the order given. */
+interface FlashcardEntry {
+  isFolder: false
+  id: string
+  name: string
+  index: number
+  folder: FolderEntry
+  cards: CardLeaf[] | undefined
 }
+
+type Member = FolderEntry | FlashcardEntry
 
 const MAX_ARRAY_INDEX = 2 ** 32 - 2
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/
@@ -84,45 +97,42 @@ function compareMembers (a: Member, b: Member): number {
     byCodeUnits(a.id, b.id)
 }
 
-const VISITING = 0
-const PLACED = 1
-const UNPLACED = 2
+const UNJUDGED = 0
+const VISITING = 1
+const PLACED = 2
+const UNPLACED = 3
 
 /**
- * Which folders hang from the top through an unbroken chain of parents. A folder whose
- * parent is missing, or whose chain loops, cannot be placed and is left out with all it holds.
+ * Judges which folders hang from the top through an unbroken chain of parents, and links
+ * each placed folder to its parent. A folder whose parent is missing, or whose chain
+ * loops, cannot be placed and is left out with all it holds.
  */
-function placeableFolders (foldersById: ReadonlyMap<string, FolderNode>): Set<string> {
-  const verdicts = new Map<string, number>()
-  const chain: string[] = []
-  for (const start of foldersById.keys()) {
+function placeFolders (folders: ReadonlyMap<string, FolderEntry>): void {
+  const chain: FolderEntry[] = []
+  for (const start of folders.values()) {
     // Walks up until the top, a folder already judged, a missing parent or a folder of
     // this same walk (a loop); every folder on the way shares the verdict
     chain.length = 0
-    let current: string | null = start
+    let current: FolderEntry | undefined = start
     let verdict = UNPLACED
-    for (;;) {
-      if (current === null) {
+    while (current !== undefined) {
+      if (current.verdict !== UNJUDGED) {
+        verdict = current.verdict === VISITING ? UNPLACED : current.verdict
+        break
+      }
+      current.verdict = VISITING
+      chain.push(current)
+      if (current.parentID === null) {
         verdict = PLACED
         break
       }
-      const known = verdicts.get(current)
-      if (known !== undefined) {
-        verdict = known === VISITING ? UNPLACED : known
-        break
-      }
-      const folder = foldersById.get(current)
-      if (folder === undefined) break
-      verdicts.set(current, VISITING)
-      chain.push(current)
-      current = folder.parentID
+      current = folders.get(current.parentID)
     }
-    for (const id of chain) verdicts.set(id, verdict)
+    for (const folder of chain) folder.verdict = verdict
   }
-
-  const result = new Set<string>()
-  for (const [id, verdict] of verdicts) if (verdict === PLACED) result.add(id)
-  return result
+  for (const folder of folders.values()) {
+    if (folder.verdict === PLACED && folder.parentID !== null) folder.parent = folders.get(folder.parentID) as FolderEntry
+  }
 }
 
 // Strings that JSON.stringify would write differently from "<the string>": quotes,
@@ -135,8 +145,17 @@ function text (value: string): string {
   return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`
 }
 
-function cardJson (card: CardLeaf): string {
-  return `${text(card.id)}:{"last_review":${text(card.last_review)},"review_status":${text(card.review_status)}}`
+// The common case, where no value needs escaping, is written in one template that
+// holds the separator too: each text() would leave strings of its own for the
+// garbage collector
+function cardJson (card: CardLeaf, first: boolean): string {
+  const { id, last_review: lastReview, review_status: status } = card
+  if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(lastReview) || NEEDS_ESCAPING.test(status)) {
+    return `${first ? '' : ','}${text(id)}:{"last_review":${text(lastReview)},"review_status":${text(status)}}`
+  }
+  return first
+    ? `"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
+    : `,"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
 }
 
 /** Up to this many cards, repeated ids are looked for pair by pair rather than with a Map. */
@@ -154,37 +173,63 @@ function mayRepeatIds (cards: readonly CardLeaf[]): boolean {
 function cardsJson (cards: readonly CardLeaf[]): string {
   // a repeated id (never from the database, where ids are unique) keeps its first place and its last values
   const unique = mayRepeatIds(cards) ? [...new Map(cards.map((card) => [card.id, card])).values()] : cards
-  let json = ''
-  for (const card of unique) json += `${json === '' ? '' : ','}${cardJson(card)}`
-  return `{${json}}`
+  let json = '{'
+  for (let i = 0; i < unique.length; i++) json += cardJson(unique[i] as CardLeaf, i === 0)
+  return `${json}}`
 }
 
-function flashcardJson (tree: Tree, id: string): string {
-  const flashcard = tree.flashcardsById.get(id) as FlashcardNode
-  const cards = tree.cardsByFlashcard.get(id)
-  return `{"cards":${cards === undefined ? '{}' : cardsJson(cards)},"flashcardID":${text(id)},"flashcardName":${text(flashcard.name)}}`
+function flashcardJson (flashcard: FlashcardEntry): string {
+  const { id, name, cards } = flashcard
+  const held = cards === undefined ? '{}' : cardsJson(cards)
+  if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(name)) {
+    return `{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
+  }
+  return `{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
 }
 
-function folderJson (tree: Tree, id: string | null): string {
-  const members = tree.membersByParent.get(id)
+function memberJson (member: Member, first: boolean): string {
+  const value = member.isFolder ? folderJson(member.members) : flashcardJson(member)
+  if (NEEDS_ESCAPING.test(member.name)) return `${first ? '' : ','}${text(member.name)}:${value}`
+  return first ? `"${member.name}":${value}` : `,"${member.name}":${value}`
+}
+
+/** Up to this many members, sorted in place by insertion: Array#sort sets up state (near 1 KB) per call. */
+const INSERTION_SORT_LIMIT = 16
+
+function sortMembers (members: Member[]): void {
+  if (members.length > INSERTION_SORT_LIMIT) {
+    members.sort(compareMembers)
+    return
+  }
+  for (let i = 1; i < members.length; i++) {
+    const member = members[i] as Member
+    let j = i - 1
+    for (; j >= 0 && compareMembers(members[j] as Member, member) > 0; j--) members[j + 1] = members[j] as Member
+    members[j + 1] = member
+  }
+}
+
+function folderJson (members: Member[] | undefined): string {
   if (members === undefined) return '{}'
-  members.sort(compareMembers)
-  let json = ''
+  sortMembers(members)
+  let json = '{'
   let previous: string | undefined
   for (const member of members) {
     // Names are unique under one parent; should the data ever say otherwise, the first in
     // order keeps the name rather than one silently replacing another
     if (member.name === previous) continue
+    json += memberJson(member, previous === undefined)
     previous = member.name
-    json += `${json === '' ? '' : ','}${text(member.name)}:${member.isFolder ? folderJson(tree, member.id) : flashcardJson(tree, member.id)}`
   }
-  return `{${json}}`
+  return `${json}}`
 }
 
-function addMember (membersByParent: Map<string | null, Member[]>, parentID: string | null, member: Member): void {
-  const members = membersByParent.get(parentID)
-  if (members === undefined) membersByParent.set(parentID, [member])
-  else members.push(member)
+/** Shows a member under its folder, or at the top. */
+function addMember (top: Member[], parent: FolderEntry | null, member: Member): void {
+  member.index = arrayIndexOf(member.name)
+  if (parent === null) top.push(member)
+  else if (parent.members === undefined) parent.members = [member]
+  else parent.members.push(member)
 }
 
 export function treeJson (
@@ -195,43 +240,47 @@ export function treeJson (
 ): string {
   const includeEmpty = options.includeEmpty === true
 
-  const foldersById = new Map<string, FolderNode>()
-  for (const folder of folders) if (!foldersById.has(folder.id)) foldersById.set(folder.id, folder)
-  const placeable = placeableFolders(foldersById)
+  const foldersById = new Map<string, FolderEntry>()
+  for (const folder of folders) {
+    if (foldersById.has(folder.id)) continue
+    foldersById.set(folder.id, {
+      isFolder: true, id: folder.id, name: folder.name, index: -1, parentID: folder.parentID, parent: null, verdict: UNJUDGED, shown: false, members: undefined
+    })
+  }
+  placeFolders(foldersById)
 
-  const flashcardsById = new Map<string, FlashcardNode>()
+  const flashcardsById = new Map<string, FlashcardEntry>()
   for (const flashcard of flashcards) {
-    if (placeable.has(flashcard.folderID) && !flashcardsById.has(flashcard.id)) {
-      flashcardsById.set(flashcard.id, flashcard)
-    }
+    const folder = foldersById.get(flashcard.folderID)
+    if (folder?.verdict !== PLACED || flashcardsById.has(flashcard.id)) continue
+    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, cards: undefined })
   }
 
-  const cardsByFlashcard = new Map<string, CardLeaf[]>()
   for (const card of cards) {
-    if (!flashcardsById.has(card.flashcardID)) continue
-    const held = cardsByFlashcard.get(card.flashcardID)
-    if (held === undefined) cardsByFlashcard.set(card.flashcardID, [card])
-    else held.push(card)
+    const flashcard = flashcardsById.get(card.flashcardID)
+    if (flashcard === undefined) continue
+    if (flashcard.cards === undefined) flashcard.cards = [card]
+    else flashcard.cards.push(card)
   }
 
   // Today's cards show only the branches that lead to a card; the library shows everything
-  const membersByParent = new Map<string | null, Member[]>()
-  const shownFolders = includeEmpty ? placeable : new Set<string>()
+  const top: Member[] = []
   for (const flashcard of flashcardsById.values()) {
-    if (!includeEmpty && !cardsByFlashcard.has(flashcard.id)) continue
-    addMember(membersByParent, flashcard.folderID, { name: flashcard.name, index: arrayIndexOf(flashcard.name), isFolder: false, id: flashcard.id })
-    if (includeEmpty) continue
-    let current: string | null = flashcard.folderID
+    if (!includeEmpty && flashcard.cards === undefined) continue
+    addMember(top, flashcard.folder, flashcard)
     // Stops at the first folder already shown: its ancestors were shown with it
-    while (current !== null && !shownFolders.has(current)) {
-      shownFolders.add(current)
-      current = (foldersById.get(current) as FolderNode).parentID
+    for (let folder: FolderEntry | null = flashcard.folder; folder !== null && !folder.shown; folder = folder.parent) {
+      folder.shown = true
+      addMember(top, folder.parent, folder)
     }
   }
-  for (const id of shownFolders) {
-    const folder = foldersById.get(id) as FolderNode
-    addMember(membersByParent, folder.parentID, { name: folder.name, index: arrayIndexOf(folder.name), isFolder: true, id })
+  if (includeEmpty) {
+    for (const folder of foldersById.values()) {
+      if (folder.verdict !== PLACED || folder.shown) continue
+      folder.shown = true
+      addMember(top, folder.parent, folder)
+    }
   }
 
-  return folderJson({ membersByParent, flashcardsById, cardsByFlashcard }, null)
+  return folderJson(top.length === 0 ? undefined : top)
 }
