@@ -175,14 +175,22 @@ interface KnownDays {
 
 const knownDays = new Map<string, KnownDays>()
 
-/** The known days of `calendar` and the place of the one `instant` falls in, found first if need be. */
-function knownDayOf (instant: number, calendar: UserCalendar): { known: KnownDays, at: number } {
-  const key = `${calendar.timezone}|${calendar.dayStartHour}`
+function calendarKey (calendar: UserCalendar): string {
+  return `${calendar.timezone}|${calendar.dayStartHour}`
+}
+
+/** The days known so far for the calendar of `key`: one object per calendar for the life of the process. */
+function knownDaysOf (key: string): KnownDays {
   let known = knownDays.get(key)
   if (known === undefined) {
     known = { starts: [], ends: [], days: [], displays: [] }
     knownDays.set(key, known)
   }
+  return known
+}
+
+/** The place in `known` (the known days of `calendar`) of the day `instant` falls in, found first if need be. */
+function placeOf (known: KnownDays, instant: number, calendar: UserCalendar): number {
   const { starts, ends } = known
   // the last known day starting at or before the instant
   let low = 0
@@ -197,12 +205,11 @@ function knownDayOf (instant: number, calendar: UserCalendar): { known: KnownDay
       high = middle - 1
     }
   }
-  if (found >= 0 && instant < (ends[found] as number)) return { known, at: found }
+  if (found >= 0 && instant < (ends[found] as number)) return found
 
   const located = locateDay(instant, calendar)
   if (starts.length >= DAYS_KEPT_PER_CALENDAR) {
-    known = { starts: [], ends: [], days: [], displays: [] }
-    knownDays.set(key, known)
+    for (const list of [known.starts, known.ends, known.days, known.displays]) list.length = 0
     found = -1
   }
   const at = found + 1
@@ -210,11 +217,12 @@ function knownDayOf (instant: number, calendar: UserCalendar): { known: KnownDay
   known.ends.splice(at, 0, located.end)
   known.days.splice(at, 0, located.day)
   known.displays.splice(at, 0, formatDay(located.day))
-  return { known, at }
+  return at
 }
 
 function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalDay, start: number, end: number } {
-  const { known, at } = knownDayOf(instant, calendar)
+  const known = knownDaysOf(calendarKey(calendar))
+  const at = placeOf(known, instant, calendar)
   return { day: known.days[at] as LocalDay, start: known.starts[at] as number, end: known.ends[at] as number }
 }
 
@@ -229,14 +237,24 @@ export function userDay (now: Date, calendar: UserCalendar): { day: LocalDay, st
 
 /** Which of the user's days an instant (a review, a creation) belongs to. */
 export function dayOf (instant: Date, calendar: UserCalendar): LocalDay {
-  const { known, at } = knownDayOf(instant.getTime(), calendar)
-  return known.days[at] as LocalDay
+  const known = knownDaysOf(calendarKey(calendar))
+  return known.days[placeOf(known, instant.getTime(), calendar)] as LocalDay
 }
 
 /** The same day as the wire shows it: formatDay(dayOf(instant, calendar)). */
 export function displayDayOf (instant: Date, calendar: UserCalendar): string {
-  const { known, at } = knownDayOf(instant.getTime(), calendar)
-  return known.displays[at] as string
+  const known = knownDaysOf(calendarKey(calendar))
+  return known.displays[placeOf(known, instant.getTime(), calendar)] as string
+}
+
+/**
+ * displayDayOf for the many instants of one calendar (the cards of a tree). The
+ * calendar's known days are found once: per card, the key alone left two strings
+ * and a flattened copy of them for the collector every time.
+ */
+export function displayDaysOf (calendar: UserCalendar): (instant: Date) => string {
+  const known = knownDaysOf(calendarKey(calendar))
+  return (instant) => known.displays[placeOf(known, instant.getTime(), calendar)] as string
 }
 
 export function addDays (day: LocalDay, n: number): LocalDay {

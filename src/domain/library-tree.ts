@@ -178,17 +178,21 @@ function cardsJson (cards: readonly CardLeaf[]): string {
   return `${json}}`
 }
 
-function flashcardJson (flashcard: FlashcardEntry): string {
+/** A flashcard as a member of its folder: its name, then what it holds. */
+function flashcardJson (flashcard: FlashcardEntry, first: boolean): string {
   const { id, name, cards } = flashcard
   const held = cards === undefined ? '{}' : cardsJson(cards)
   if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(name)) {
-    return `{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
+    return `${first ? '' : ','}${text(name)}:{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
   }
-  return `{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
+  return first
+    ? `"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
+    : `,"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
 }
 
 function memberJson (member: Member, first: boolean): string {
-  const value = member.isFolder ? folderJson(member.members) : flashcardJson(member)
+  if (!member.isFolder) return flashcardJson(member, first)
+  const value = folderJson(member.members)
   if (NEEDS_ESCAPING.test(member.name)) return `${first ? '' : ','}${text(member.name)}:${value}`
   return first ? `"${member.name}":${value}` : `,"${member.name}":${value}`
 }

@@ -10,7 +10,7 @@ import { ReviewIDTakenError, type ReviewAnswer as StoredAnswer } from '../reposi
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { LibraryTree, ReviewAnswer, ReviewCardBody, TodayCardsBody } from '../schemas/study.js'
-import { calendarOf, cardLeaf, displayDay, jsonText, treeNodes } from './wire.js'
+import { calendarOf, cardLeaves, displayDay, jsonText, treeNodes } from './wire.js'
 import { RequestError } from '../plugins/errors.js'
 
 /** Enough attempts for dozens of concurrent reviews of one card to all get through. */
@@ -52,7 +52,7 @@ export async function todayCards (app: FastifyInstance, user: UserDocument): Pro
   if (cards.length === 0) return '{}'
   const nodes = await app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))])
   const { folders, flashcards } = treeNodes(nodes)
-  return treeJson(folders, flashcards, cards.map((card) => cardLeaf(card, calendar)))
+  return treeJson(folders, flashcards, cardLeaves(cards, calendar))
 }
 
 /** A review pending this long was cut off (a crash, a lost database connection) rather than slow. */

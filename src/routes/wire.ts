@@ -1,6 +1,6 @@
 // The one place where stored values become the strings of the wire format.
 import type { FastifyReply } from 'fastify'
-import { displayDayOf, type UserCalendar } from '../domain/calendar.js'
+import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
 import type { CardLeaf, FlashcardNode, FolderNode } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
 import type { LibraryNodeDocument } from '../repositories/library.js'
@@ -16,14 +16,26 @@ export function displayDay (instant: Date, calendar: UserCalendar): string {
   return displayDayOf(instant, calendar)
 }
 
-/** A card as the tree shows it; a card never reviewed shows its creation day. */
-export function cardLeaf (card: Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }, calendar: UserCalendar): CardLeaf {
+type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
+
+function leafOf (card: StoredCard, displayDay: (instant: Date) => string): CardLeaf {
   return {
     id: card._id,
     flashcardID: card.flashcardID,
-    last_review: displayDay(card.lastReview ?? card.createdAt, calendar),
+    last_review: displayDay(card.lastReview ?? card.createdAt),
     review_status: reviewStatus(card)
   }
+}
+
+/** A card as the tree shows it; a card never reviewed shows its creation day. */
+export function cardLeaf (card: StoredCard, calendar: UserCalendar): CardLeaf {
+  return leafOf(card, (instant) => displayDayOf(instant, calendar))
+}
+
+/** cardLeaf for every card of a tree, the user's calendar looked up once rather than per card. */
+export function cardLeaves (cards: readonly StoredCard[], calendar: UserCalendar): CardLeaf[] {
+  const displayDay = displayDaysOf(calendar)
+  return cards.map((card) => leafOf(card, displayDay))
 }
 
 export function treeNodes (nodes: readonly LibraryNodeDocument[]): { folders: FolderNode[], flashcards: FlashcardNode[] } {

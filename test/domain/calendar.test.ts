@@ -5,6 +5,7 @@ import {
   dayOf,
   daysBetween,
   displayDayOf,
+  displayDaysOf,
   formatDay,
   isLocalDay,
   isTimezone,
@@ -194,7 +195,7 @@ test('formatDay writes DD/MM/YYYY', async t => {
   t.equal(formatDay('2026-12-31'), '31/12/2026')
 })
 
-test('displayDayOf names the same day as dayOf, in any order of asking and past its memo', async t => {
+test('displayDayOf, and displayDaysOf for many instants, name the same day as dayOf, in any order of asking and past the memo', async t => {
   // a calendar of its own, so the memo starts empty; UTC with a 5:00 start gives an independent answer
   const calendar: UserCalendar = { timezone: 'Etc/GMT', dayStartHour: 5 }
   const expected = (instant: number): string => {
@@ -203,13 +204,18 @@ test('displayDayOf names the same day as dayOf, in any order of asking and past 
   }
   // 5,000 days (more than the memo keeps), visited in a scrambled order at scrambled hours
   const base = Date.UTC(2015, 0, 1)
+  const many = displayDaysOf(calendar)
   let wrong = 0
+  let wrongOfMany = 0
   for (let n = 0; n < 5000; n++) {
     const instant = base + ((n * 2731) % 5000) * 86_400_000 + ((n * 7919) % 86_400_000)
     const shown = displayDayOf(new Date(instant), calendar)
     if (shown !== expected(instant) || shown !== formatDay(dayOf(new Date(instant), calendar))) wrong += 1
+    // an hour later, by the one lookup made before the memo was emptied and refilled
+    if (many(new Date(instant + 3_600_000)) !== expected(instant + 3_600_000)) wrongOfMany += 1
   }
   t.equal(wrong, 0)
+  t.equal(wrongOfMany, 0, 'displayDaysOf agrees')
   // around a DST change in a real zone: 2:30 local on the night Paris moves to summer time
   const paris: UserCalendar = { timezone: 'Europe/Paris', dayStartHour: 3 }
   t.equal(displayDayOf(new Date('2026-03-29T00:30:00Z'), paris), '28/03/2026', '01:30 local is still the day before')
