@@ -153,9 +153,7 @@ function cardJson (card: CardLeaf, first: boolean): string {
   if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(lastReview) || NEEDS_ESCAPING.test(status)) {
     return `${first ? '' : ','}${text(id)}:{"last_review":${text(lastReview)},"review_status":${text(status)}}`
   }
-  return first
-    ? `"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
-    : `,"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
+  return `${first ? '' : ','}"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
 }
 
 /** Up to this many cards, repeated ids are looked for pair by pair rather than with a Map. */
@@ -185,16 +183,14 @@ function flashcardJson (flashcard: FlashcardEntry, first: boolean): string {
   if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(name)) {
     return `${first ? '' : ','}${text(name)}:{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
   }
-  return first
-    ? `"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
-    : `,"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
+  return `${first ? '' : ','}"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
 }
 
 function memberJson (member: Member, first: boolean): string {
   if (!member.isFolder) return flashcardJson(member, first)
   const value = folderJson(member.members)
   if (NEEDS_ESCAPING.test(member.name)) return `${first ? '' : ','}${text(member.name)}:${value}`
-  return first ? `"${member.name}":${value}` : `,"${member.name}":${value}`
+  return `${first ? '' : ','}"${member.name}":${value}`
 }
 
 /** Up to this many members, sorted in place by insertion: Array#sort sets up state (near 1 KB) per call. */
