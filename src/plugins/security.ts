@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
-import helmet from '@fastify/helmet'
+import helmet from 'helmet'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -60,7 +60,9 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
  * process is overloaded, rather than requests timing out in a queue.
  */
 export default fp<SecurityOptions>(async function security (app, options) {
-  await app.register(helmet, {
+  // Helmet's middleware, built once: @fastify/helmet builds it again for every request
+  // (its options parsed and its CSP written anew), which cost ~0.1 ms of each answer.
+  const securityHeaders = helmet({
     // the /docs page runs swagger-ui's scripts and styles from this origin
     contentSecurityPolicy: {
       directives: {
@@ -70,6 +72,10 @@ export default fp<SecurityOptions>(async function security (app, options) {
         styleSrc: ["'self'", "'unsafe-inline'"]
       }
     }
+  })
+  // onRequest, so that every answer has them, errors and 404s included
+  app.addHook('onRequest', (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, (error) => { done(error as Error | undefined) })
   })
   if (options.corsOrigins.length > 0) {
     // a page of an allowed origin may read where a request's time went (plugins/timing.ts)

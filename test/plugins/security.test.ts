@@ -10,6 +10,21 @@ test('security headers come with every answer', async (t) => {
   t.match(response.headers['strict-transport-security'], /max-age=/)
   t.match(response.headers['content-security-policy'], /default-src 'self'/)
   t.equal(response.headers['x-powered-by'], undefined)
+
+  // the same set, built once, on a success, a refusal and an unknown route alike
+  const user = await registerUser(app)
+  const answers = [
+    await post(app, 'get-today-cards', { jwtToken: user.jwtToken }),
+    await post(app, 'get-today-cards', { jwtToken: 'forged' }),
+    await app.inject({ method: 'GET', url: '/nowhere' })
+  ]
+  t.same(answers.map((answer) => answer.statusCode), [200, 401, 404])
+  for (const answer of answers) {
+    t.equal(answer.headers['content-security-policy'], response.headers['content-security-policy'])
+    t.equal(answer.headers['cross-origin-opener-policy'], 'same-origin')
+    t.equal(answer.headers['x-frame-options'], 'SAMEORIGIN')
+    t.equal(answer.headers['referrer-policy'], 'no-referrer')
+  }
 })
 
 test('CORS: no origin is allowed unless configured', async (t) => {
