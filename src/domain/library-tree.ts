@@ -62,7 +62,8 @@ interface FlashcardEntry {
   name: string
   index: number
   folder: FolderEntry
-  cards: CardLeaf[] | undefined
+  /** its cards as JSON text, if it has any */
+  cards: string | undefined
 }
 
 type Member = FolderEntry | FlashcardEntry
@@ -169,7 +170,6 @@ function mayRepeatIds (cards: readonly CardLeaf[]): boolean {
 }
 
 function cardsJson (cards: readonly CardLeaf[]): string {
-  // a repeated id (never from the database, where ids are unique) keeps its first place and its last values
   const unique = mayRepeatIds(cards) ? [...new Map(cards.map((card) => [card.id, card])).values()] : cards
   let json = '{'
   for (let i = 0; i < unique.length; i++) json += cardJson(unique[i] as CardLeaf, i === 0)
@@ -179,7 +179,7 @@ function cardsJson (cards: readonly CardLeaf[]): string {
 /** A flashcard as a member of its folder: its name, then what it holds. */
 function flashcardJson (flashcard: FlashcardEntry, first: boolean): string {
   const { id, name, cards } = flashcard
-  const held = cards === undefined ? '{}' : cardsJson(cards)
+  const held = cards ?? '{}'
   if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(name)) {
     return `${first ? '' : ','}${text(name)}:{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
   }
@@ -232,10 +232,41 @@ function addMember (top: Member[], parent: FolderEntry | null, member: Member): 
   else parent.members.push(member)
 }
 
+/** Each flashcard's cards as JSON text, by flashcard id. */
+export type WrittenCards = ReadonlyMap<string, string>
+
+/**
+ * The part of a tree that needs only the cards: each flashcard's cards written, in the
+ * order given. A repeated id (never from the database, where ids are unique) keeps its
+ * first place and its last values.
+ */
+export function writeCards (cards: readonly CardLeaf[]): WrittenCards {
+  const byFlashcard = new Map<string, CardLeaf[]>()
+  for (const card of cards) {
+    const held = byFlashcard.get(card.flashcardID)
+    if (held === undefined) byFlashcard.set(card.flashcardID, [card])
+    else held.push(card)
+  }
+  const written = new Map<string, string>()
+  for (const [flashcardID, held] of byFlashcard) written.set(flashcardID, cardsJson(held))
+  return written
+}
+
+/** The tree of spec 2.2 as JSON text: the folders and flashcards, with the cards given. */
 export function treeJson (
   folders: readonly FolderNode[],
   flashcards: readonly FlashcardNode[],
   cards: readonly CardLeaf[],
+  options: TreeOptions = {}
+): string {
+  return treeJsonAround(folders, flashcards, writeCards(cards), options)
+}
+
+/** treeJson around cards already written (writeCards), for a caller that writes them sooner. */
+export function treeJsonAround (
+  folders: readonly FolderNode[],
+  flashcards: readonly FlashcardNode[],
+  cards: WrittenCards,
   options: TreeOptions = {}
 ): string {
   const includeEmpty = options.includeEmpty === true
@@ -253,14 +284,7 @@ export function treeJson (
   for (const flashcard of flashcards) {
     const folder = foldersById.get(flashcard.folderID)
     if (folder?.verdict !== PLACED || flashcardsById.has(flashcard.id)) continue
-    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, cards: undefined })
-  }
-
-  for (const card of cards) {
-    const flashcard = flashcardsById.get(card.flashcardID)
-    if (flashcard === undefined) continue
-    if (flashcard.cards === undefined) flashcard.cards = [card]
-    else flashcard.cards.push(card)
+    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, cards: cards.get(flashcard.id) })
   }
 
   // Today's cards show only the branches that lead to a card; the library shows everything

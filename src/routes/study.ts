@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { dayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
-import { treeJson } from '../domain/library-tree.js'
+import { treeJsonAround, writeCards } from '../domain/library-tree.js'
 import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { ReviewIDTakenError, type ReviewAnswer as StoredAnswer } from '../repositories/reviews.js'
@@ -40,6 +40,9 @@ async function reviewsDoneToday (app: FastifyInstance, user: UserDocument, today
  * The tree of the cards the user should study before their day ends, as JSON
  * text, in three round trips: the account (read by authentication, with
  * today's review counts), the cards, and the folders and flashcards above them.
+ * The cards' part of the answer needs only the cards, so it is written while
+ * the database looks up the folders: on the event loop's next turn, once the
+ * query has gone out (a microtask would run before the driver sends it).
  */
 export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<string> {
   const calendar = calendarOf(user)
@@ -50,9 +53,12 @@ export async function todayCards (app: FastifyInstance, user: UserDocument): Pro
     newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
   })
   if (cards.length === 0) return '{}'
-  const nodes = await app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))])
+  const [nodes, written] = await Promise.all([
+    app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))]),
+    nextTurn().then(() => writeCards(cardLeaves(cards, calendar)))
+  ])
   const { folders, flashcards } = treeNodes(nodes)
-  return treeJson(folders, flashcards, cardLeaves(cards, calendar))
+  return treeJsonAround(folders, flashcards, written)
 }
 
 /** A review pending this long was cut off (a crash, a lost database connection) rather than slow. */
