@@ -79,6 +79,26 @@ test('tokens', async (t) => {
     t.equal(response.statusCode, 401)
   })
 
+  await t.test('a token remembered after its first use still expires, and its altered copies still fail', async (t) => {
+    const exp = now() + 2
+    const brief = craftToken(hs256, { ...validClaims, exp })
+    t.equal((await post(app, 'get-user', { jwtToken: brief })).statusCode, 200)
+    t.equal((await post(app, 'get-user', { jwtToken: brief })).statusCode, 200, 'the second use, from memory')
+    const [briefHead, briefPayload, briefSignature] = brief.split('.') as [string, string, string]
+    const altered = {
+      signature: `${briefHead}.${briefPayload}.${briefSignature.slice(0, -2)}AA`,
+      payload: `${briefHead}.${base64url({ ...validClaims, exp, sub: '1'.repeat(39) })}.${briefSignature}`,
+      'trailing space': `${brief} `
+    }
+    for (const [what, jwtToken] of Object.entries(altered)) {
+      t.equal((await post(app, 'get-user', { jwtToken })).statusCode, 401, `altered ${what}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 + 50 - Date.now()))
+    const late = await post(app, 'get-user', { jwtToken: brief })
+    t.equal(late.statusCode, 401)
+    t.same(late.json(), { error: 'invalid or expired token' })
+  })
+
   await t.test('issued tokens carry expiry, issuer and audience', async (t) => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
     t.equal(claims.iss, TOKEN_ISSUER)
