@@ -62,8 +62,8 @@ interface FlashcardEntry {
   name: string
   index: number
   folder: FolderEntry
-  /** its cards as JSON text, if it has any */
-  cards: string | undefined
+  /** its JSON up to its name (flashcardOpening), if it has cards */
+  opening: string | undefined
 }
 
 type Member = FolderEntry | FlashcardEntry
@@ -176,14 +176,21 @@ function cardsJson (cards: readonly CardLeaf[]): string {
   return `${json}}`
 }
 
+/** A flashcard's JSON up to its name, which is all it needs of the flashcard but its id. */
+function flashcardOpening (id: string, cards: string): string {
+  if (NEEDS_ESCAPING.test(id)) return `{"cards":${cards},"flashcardID":${text(id)},"flashcardName":`
+  return `{"cards":${cards},"flashcardID":"${id}","flashcardName":`
+}
+
 /** A flashcard as a member of its folder: its name, then what it holds. */
 function flashcardJson (flashcard: FlashcardEntry, first: boolean): string {
-  const { id, name, cards } = flashcard
-  const held = cards ?? '{}'
-  if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(name)) {
-    return `${first ? '' : ','}${text(name)}:{"cards":${held},"flashcardID":${text(id)},"flashcardName":${text(name)}}`
+  const { name } = flashcard
+  const opening = flashcard.opening ?? flashcardOpening(flashcard.id, '{}')
+  if (NEEDS_ESCAPING.test(name)) {
+    const quoted = text(name)
+    return `${first ? '' : ','}${quoted}:${opening}${quoted}}`
   }
-  return `${first ? '' : ','}"${name}":{"cards":${held},"flashcardID":"${id}","flashcardName":"${name}"}`
+  return `${first ? '' : ','}"${name}":${opening}"${name}"}`
 }
 
 function memberJson (member: Member, first: boolean): string {
@@ -232,13 +239,13 @@ function addMember (top: Member[], parent: FolderEntry | null, member: Member): 
   else parent.members.push(member)
 }
 
-/** Each flashcard's cards as JSON text, by flashcard id. */
+/** Each flashcard that holds cards, as JSON up to its name (`{"cards":{…},"flashcardID":"…","flashcardName":`), by id. */
 export type WrittenCards = ReadonlyMap<string, string>
 
 /**
- * The part of a tree that needs only the cards: each flashcard's cards written, in the
- * order given. A repeated id (never from the database, where ids are unique) keeps its
- * first place and its last values.
+ * The part of a tree that needs only the cards: each flashcard that holds some, written
+ * up to its name, its cards in the order given. A repeated card id (never from the
+ * database, where ids are unique) keeps its first place and its last values.
  */
 export function writeCards (cards: readonly CardLeaf[]): WrittenCards {
   const byFlashcard = new Map<string, CardLeaf[]>()
@@ -248,7 +255,7 @@ export function writeCards (cards: readonly CardLeaf[]): WrittenCards {
     else held.push(card)
   }
   const written = new Map<string, string>()
-  for (const [flashcardID, held] of byFlashcard) written.set(flashcardID, cardsJson(held))
+  for (const [flashcardID, held] of byFlashcard) written.set(flashcardID, flashcardOpening(flashcardID, cardsJson(held)))
   return written
 }
 
@@ -284,13 +291,13 @@ export function treeJsonAround (
   for (const flashcard of flashcards) {
     const folder = foldersById.get(flashcard.folderID)
     if (folder?.verdict !== PLACED || flashcardsById.has(flashcard.id)) continue
-    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, cards: cards.get(flashcard.id) })
+    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, opening: cards.get(flashcard.id) })
   }
 
   // Today's cards show only the branches that lead to a card; the library shows everything
   const top: Member[] = []
   for (const flashcard of flashcardsById.values()) {
-    if (!includeEmpty && flashcard.cards === undefined) continue
+    if (!includeEmpty && flashcard.opening === undefined) continue
     addMember(top, flashcard.folder, flashcard)
     // Stops at the first folder already shown: its ancestors were shown with it
     for (let folder: FolderEntry | null = flashcard.folder; folder !== null && !folder.shown; folder = folder.parent) {
