@@ -34,10 +34,10 @@ const REMEMBERED_TOKENS = 10_000
  * Tokens that passed verification, with the account each names, until they
  * expire. A client sends the same token with every request for days, and
  * verifying it (decoding, claims, HMAC) took ~0.2 ms of a request that came
- * after an idle spell, more than the rest of the request's checks together.
+ * after an idle spell (7 µs in a tight loop); finding it here takes ~0.01 ms.
  * The whole token is the key, so only that exact text, once verified, is ever
- * found here; fast-jwt's own cache keys by a SHA hash of it, which costs
- * nearly as much as the check it saves.
+ * found. fast-jwt's own cache keys by a SHA hash of the token, which still
+ * took 0.15 ms. At most ~3.5 MB for the 10,000 tokens.
  */
 function verifiedTokens () {
   const tokens = new Map<string, { userID: string, expiresAt: number }>()

@@ -61,7 +61,7 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
  */
 export default fp<SecurityOptions>(async function security (app, options) {
   // Helmet's middleware, built once: @fastify/helmet builds it again for every request
-  // (its options parsed and its CSP written anew), which cost ~0.1 ms of each answer.
+  // (its options parsed and its CSP written anew), 9-15 µs a request against 3-4 µs
   const securityHeaders = helmet({
     // the /docs page runs swagger-ui's scripts and styles from this origin
     contentSecurityPolicy: {
