@@ -175,12 +175,9 @@ interface KnownDays {
 
 const knownDays = new Map<string, KnownDays>()
 
-function calendarKey (calendar: UserCalendar): string {
-  return `${calendar.timezone}|${calendar.dayStartHour}`
-}
-
-/** The days known so far for the calendar of `key`: one object per calendar for the life of the process. */
-function knownDaysOf (key: string): KnownDays {
+/** The days known so far for `calendar`: one object per calendar for the life of the process. */
+function knownDaysOf (calendar: UserCalendar): KnownDays {
+  const key = `${calendar.timezone}|${calendar.dayStartHour}`
   let known = knownDays.get(key)
   if (known === undefined) {
     known = { starts: [], ends: [], days: [], displays: [] }
@@ -221,7 +218,7 @@ function placeOf (known: KnownDays, instant: number, calendar: UserCalendar): nu
 }
 
 function locateKnownDay (instant: number, calendar: UserCalendar): { day: LocalDay, start: number, end: number } {
-  const known = knownDaysOf(calendarKey(calendar))
+  const known = knownDaysOf(calendar)
   const at = placeOf(known, instant, calendar)
   return { day: known.days[at] as LocalDay, start: known.starts[at] as number, end: known.ends[at] as number }
 }
@@ -237,13 +234,13 @@ export function userDay (now: Date, calendar: UserCalendar): { day: LocalDay, st
 
 /** Which of the user's days an instant (a review, a creation) belongs to. */
 export function dayOf (instant: Date, calendar: UserCalendar): LocalDay {
-  const known = knownDaysOf(calendarKey(calendar))
+  const known = knownDaysOf(calendar)
   return known.days[placeOf(known, instant.getTime(), calendar)] as LocalDay
 }
 
 /** The same day as the wire shows it: formatDay(dayOf(instant, calendar)). */
 export function displayDayOf (instant: Date, calendar: UserCalendar): string {
-  const known = knownDaysOf(calendarKey(calendar))
+  const known = knownDaysOf(calendar)
   return known.displays[placeOf(known, instant.getTime(), calendar)] as string
 }
 
@@ -253,7 +250,7 @@ export function displayDayOf (instant: Date, calendar: UserCalendar): string {
  * and a flattened copy of them for the collector every time.
  */
 export function displayDaysOf (calendar: UserCalendar): (instant: Date) => string {
-  const known = knownDaysOf(calendarKey(calendar))
+  const known = knownDaysOf(calendar)
   return (instant) => known.displays[placeOf(known, instant.getTime(), calendar)] as string
 }
 
