@@ -4,7 +4,7 @@
 // review-card does between its reads and writes). Prints figures; asserts nothing.
 import { cpus, loadavg, platform, release } from 'node:os'
 import { newId } from '../src/domain/ids.js'
-import { treeJson, type CardLeaf, type FlashcardNode, type FolderNode } from '../src/domain/library-tree.js'
+import { TOP_LEVEL, treeJson, type CardLeaf, type LibraryNode } from '../src/domain/library-tree.js'
 import { newSchedule, RATINGS, scheduleReview, type CardSchedule } from '../src/domain/scheduling.js'
 
 const TREE_ITERATIONS = 200
@@ -26,30 +26,31 @@ function summary (label: string, timings: readonly number[]): string {
 // ---- today's tree: 100 folders (4 top-level, 16 below them, 80 three levels down),
 // 500 flashcards with 10 due cards each; 10 of the deepest folders hold none and are pruned
 
-function library (): { folders: FolderNode[], flashcards: FlashcardNode[], cards: CardLeaf[] } {
-  const folders: FolderNode[] = []
-  const leaves: FolderNode[] = []
+function library (): { folders: LibraryNode[], flashcards: LibraryNode[], cards: CardLeaf[] } {
+  const folders: LibraryNode[] = []
+  const leaves: LibraryNode[] = []
   for (let a = 1; a <= 4; a++) {
-    const top: FolderNode = { id: newId(), parentID: null, name: `Subject ${a}` }
+    const top: LibraryNode = { _id: newId(), kind: 'folder', parentID: TOP_LEVEL, name: `Subject ${a}` }
     folders.push(top)
     for (let b = 1; b <= 4; b++) {
-      const middle: FolderNode = { id: newId(), parentID: top.id, name: `Topic ${a}.${b}` }
+      const middle: LibraryNode = { _id: newId(), kind: 'folder', parentID: top._id, name: `Topic ${a}.${b}` }
       folders.push(middle)
       for (let c = 1; c <= 5; c++) {
-        const leaf: FolderNode = { id: newId(), parentID: middle.id, name: `Unit ${a}.${b}.${c}` }
+        const leaf: LibraryNode = { _id: newId(), kind: 'folder', parentID: middle._id, name: `Unit ${a}.${b}.${c}` }
         folders.push(leaf)
         leaves.push(leaf)
       }
     }
   }
-  const flashcards = Array.from({ length: 500 }, (_, n): FlashcardNode => ({
-    id: newId(),
-    folderID: (leaves[n % 70] as FolderNode).id,
+  const flashcards = Array.from({ length: 500 }, (_, n): LibraryNode => ({
+    _id: newId(),
+    kind: 'flashcard',
+    parentID: (leaves[n % 70] as LibraryNode)._id,
     name: `Set ${n + 1}`
   }))
   const cards = Array.from({ length: 5000 }, (_, n): CardLeaf => ({
     id: newId(),
-    flashcardID: (flashcards[n % flashcards.length] as FlashcardNode).id,
+    flashcardID: (flashcards[n % flashcards.length] as LibraryNode)._id,
     last_review: `${String(1 + n % 28).padStart(2, '0')}/${String(1 + n % 12).padStart(2, '0')}/2025`,
     review_status: `${1 + n % 60}.0`
   }))
@@ -58,11 +59,12 @@ function library (): { folders: FolderNode[], flashcards: FlashcardNode[], cards
 
 function benchTree (): void {
   const { folders, flashcards, cards } = library()
+  const nodes = [...folders, ...flashcards]
   let bytes = 0
   const total: number[] = []
   for (let n = 0; n < TREE_WARMUP + TREE_ITERATIONS; n++) {
     const started = performance.now()
-    const json = treeJson(folders, flashcards, cards)
+    const json = treeJson(nodes, cards)
     const finished = performance.now()
     bytes = json.length
     if (n < TREE_WARMUP) continue

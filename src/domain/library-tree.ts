@@ -1,29 +1,32 @@
 /**
- * Writes the folder tree of spec 2.2 as JSON text, from flat lists as the repositories
- * read them: folder name -> folder object, flashcard name -> { cards, flashcardID,
- * flashcardName }.
+ * Writes the folder tree of spec 2.2 as JSON text, from the library's nodes as the
+ * repository reads them (folders and flashcards in one list) and the cards to show.
  *
  * The text is written directly rather than built as objects for JSON.stringify: names
  * are user data, and objects keyed by them ('__proto__', 'constructor') would need a null
  * prototype, which V8 keeps in its slow dictionary mode; writing the text is what keeps
  * get-today-cards' own time small. Every name and value is written as JSON.stringify
- * writes it. Folders and flashcards are looked up by id once, into entries that link to
- * their parent and hold what they show, so the tree is walked without further lookups.
+ * writes it. Folders are looked up by id once, into entries that link to their parent
+ * and hold what they show; flashcards join their folder as they are given, so that a
+ * tree of 500 flashcards makes no object per flashcard.
  *
  * Order of members: array-index names ('7', '2024') first, in numeric order, as a
  * JavaScript object (and so JSON.parse on the client) would put them; then by name,
  * comparing UTF-16 code units (the same on every machine, whatever its locale). Cards
  * keep the order they are given in (the caller's order: most overdue first, then new cards).
  */
-export interface FolderNode {
-  id: string
-  parentID: string | null
-  name: string
-}
 
-export interface FlashcardNode {
-  id: string
-  folderID: string
+/** The parentID of a top-level folder. */
+export const TOP_LEVEL = ''
+
+/**
+ * A folder or a flashcard, in the fields the library stores: a flashcard's parent is
+ * its folder, a top-level folder's is TOP_LEVEL.
+ */
+export interface LibraryNode {
+  _id: string
+  kind: 'folder' | 'flashcard'
+  parentID: string
   name: string
 }
 
@@ -45,7 +48,7 @@ interface FolderEntry {
   isFolder: true
   id: string
   name: string
-  /** the name's value as an array index, or -1 (set once the folder is shown) */
+  /** the name's value as an array index, or -1 (set once the folder is shown; a flashcard's is found when sorting) */
   index: number
   parentID: string | null
   /** the folder it hangs from, null at the top (set once placed) */
@@ -55,18 +58,12 @@ interface FolderEntry {
   members: Member[] | undefined
 }
 
-/** A flashcard of the tree and its cards, in the order given. */
-interface FlashcardEntry {
-  isFolder: false
-  id: string
-  name: string
-  index: number
-  folder: FolderEntry
-  /** its JSON up to its name (flashcardOpening), if it has cards */
-  opening: string | undefined
-}
+/** A folder's entry, or a flashcard as given. */
+type Member = FolderEntry | LibraryNode
 
-type Member = FolderEntry | FlashcardEntry
+function isFolder (member: Member): member is FolderEntry {
+  return (member as Partial<FolderEntry>).isFolder === true
+}
 
 const MAX_ARRAY_INDEX = 2 ** 32 - 2
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/
@@ -84,18 +81,28 @@ function byCodeUnits (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+function indexOf (member: Member): number {
+  return isFolder(member) ? member.index : arrayIndexOf(member.name)
+}
+
 function byArrayIndex (a: Member, b: Member): number {
-  if (a.index === b.index) return 0
-  if (a.index === -1 || b.index === -1) return a.index === -1 ? 1 : -1
-  return a.index - b.index
+  const first = indexOf(a)
+  const second = indexOf(b)
+  if (first === second) return 0
+  if (first === -1 || second === -1) return first === -1 ? 1 : -1
+  return first - second
+}
+
+function idOf (member: Member): string {
+  return isFolder(member) ? member.id : member._id
 }
 
 // Folders sort before a flashcard of the same name, and ids settle the rest, so the
 // result does not depend on the order the database returned rows in
 function compareMembers (a: Member, b: Member): number {
   return byArrayIndex(a, b) || byCodeUnits(a.name, b.name) ||
-    (a.isFolder === b.isFolder ? 0 : a.isFolder ? -1 : 1) ||
-    byCodeUnits(a.id, b.id)
+    (isFolder(a) === isFolder(b) ? 0 : isFolder(a) ? -1 : 1) ||
+    byCodeUnits(idOf(a), idOf(b))
 }
 
 const UNJUDGED = 0
@@ -183,19 +190,20 @@ function flashcardOpening (id: string, cards: string): string {
 }
 
 /** A flashcard as a member of its folder: its name, then what it holds. */
-function flashcardJson (flashcard: FlashcardEntry, first: boolean): string {
+function flashcardJson (flashcard: LibraryNode, first: boolean, cards: WrittenCards): string {
   const { name } = flashcard
-  const opening = flashcard.opening ?? flashcardOpening(flashcard.id, '{}')
+  const opening = cards.get(flashcard._id) ?? flashcardOpening(flashcard._id, '{}')
   if (NEEDS_ESCAPING.test(name)) {
     const quoted = text(name)
     return `${first ? '' : ','}${quoted}:${opening}${quoted}}`
   }
-  return `${first ? '' : ','}"${name}":${opening}"${name}"}`
+  // one piece fewer than a template opening with the separator
+  return (first ? '"' : ',"') + name + '":' + opening + '"' + name + '"}'
 }
 
-function memberJson (member: Member, first: boolean): string {
-  if (!member.isFolder) return flashcardJson(member, first)
-  const value = folderJson(member.members)
+function memberJson (member: Member, first: boolean, cards: WrittenCards): string {
+  if (!isFolder(member)) return flashcardJson(member, first, cards)
+  const value = folderJson(member.members, cards)
   if (NEEDS_ESCAPING.test(member.name)) return `${first ? '' : ','}${text(member.name)}:${value}`
   return `${first ? '' : ','}"${member.name}":${value}`
 }
@@ -216,16 +224,17 @@ function sortMembers (members: Member[]): void {
   }
 }
 
-function folderJson (members: Member[] | undefined): string {
+function folderJson (members: Member[] | undefined, cards: WrittenCards): string {
   if (members === undefined) return '{}'
   sortMembers(members)
   let json = '{'
   let previous: string | undefined
   for (const member of members) {
     // Names are unique under one parent; should the data ever say otherwise, the first in
-    // order keeps the name rather than one silently replacing another
+    // order keeps the name rather than one silently replacing another (a node given twice
+    // is one of these: same name, same parent)
     if (member.name === previous) continue
-    json += memberJson(member, previous === undefined)
+    json += memberJson(member, previous === undefined, cards)
     previous = member.name
   }
   return `${json}}`
@@ -233,7 +242,7 @@ function folderJson (members: Member[] | undefined): string {
 
 /** Shows a member under its folder, or at the top. */
 function addMember (top: Member[], parent: FolderEntry | null, member: Member): void {
-  member.index = arrayIndexOf(member.name)
+  if (isFolder(member)) member.index = arrayIndexOf(member.name)
   if (parent === null) top.push(member)
   else if (parent.members === undefined) parent.members = [member]
   else parent.members.push(member)
@@ -260,49 +269,42 @@ export function writeCards (cards: readonly CardLeaf[]): WrittenCards {
 }
 
 /** The tree of spec 2.2 as JSON text: the folders and flashcards, with the cards given. */
-export function treeJson (
-  folders: readonly FolderNode[],
-  flashcards: readonly FlashcardNode[],
-  cards: readonly CardLeaf[],
-  options: TreeOptions = {}
-): string {
-  return treeJsonAround(folders, flashcards, writeCards(cards), options)
+export function treeJson (nodes: readonly LibraryNode[], cards: readonly CardLeaf[], options: TreeOptions = {}): string {
+  return treeJsonAround(nodes, writeCards(cards), options)
 }
 
 /** treeJson around cards already written (writeCards), for a caller that writes them sooner. */
-export function treeJsonAround (
-  folders: readonly FolderNode[],
-  flashcards: readonly FlashcardNode[],
-  cards: WrittenCards,
-  options: TreeOptions = {}
-): string {
+export function treeJsonAround (nodes: readonly LibraryNode[], cards: WrittenCards, options: TreeOptions = {}): string {
   const includeEmpty = options.includeEmpty === true
 
   const foldersById = new Map<string, FolderEntry>()
-  for (const folder of folders) {
-    if (foldersById.has(folder.id)) continue
-    foldersById.set(folder.id, {
-      isFolder: true, id: folder.id, name: folder.name, index: -1, parentID: folder.parentID, parent: null, verdict: UNJUDGED, shown: false, members: undefined
+  for (const node of nodes) {
+    if (node.kind !== 'folder' || foldersById.has(node._id)) continue
+    foldersById.set(node._id, {
+      isFolder: true,
+      id: node._id,
+      name: node.name,
+      index: -1,
+      parentID: node.parentID === TOP_LEVEL ? null : node.parentID,
+      parent: null,
+      verdict: UNJUDGED,
+      shown: false,
+      members: undefined
     })
   }
   placeFolders(foldersById)
 
-  const flashcardsById = new Map<string, FlashcardEntry>()
-  for (const flashcard of flashcards) {
-    const folder = foldersById.get(flashcard.folderID)
-    if (folder?.verdict !== PLACED || flashcardsById.has(flashcard.id)) continue
-    flashcardsById.set(flashcard.id, { isFolder: false, id: flashcard.id, name: flashcard.name, index: -1, folder, opening: cards.get(flashcard.id) })
-  }
-
   // Today's cards show only the branches that lead to a card; the library shows everything
   const top: Member[] = []
-  for (const flashcard of flashcardsById.values()) {
-    if (!includeEmpty && flashcard.opening === undefined) continue
-    addMember(top, flashcard.folder, flashcard)
+  for (const node of nodes) {
+    if (node.kind !== 'flashcard' || (!includeEmpty && !cards.has(node._id))) continue
+    const folder = foldersById.get(node.parentID)
+    if (folder?.verdict !== PLACED) continue
+    addMember(top, folder, node)
     // Stops at the first folder already shown: its ancestors were shown with it
-    for (let folder: FolderEntry | null = flashcard.folder; folder !== null && !folder.shown; folder = folder.parent) {
-      folder.shown = true
-      addMember(top, folder.parent, folder)
+    for (let shown: FolderEntry | null = folder; shown !== null && !shown.shown; shown = shown.parent) {
+      shown.shown = true
+      addMember(top, shown.parent, shown)
     }
   }
   if (includeEmpty) {
@@ -313,5 +315,5 @@ export function treeJsonAround (
     }
   }
 
-  return folderJson(top.length === 0 ? undefined : top)
+  return folderJson(top.length === 0 ? undefined : top, cards)
 }

@@ -1,4 +1,5 @@
 import { MongoServerError, type AnyBulkWriteOperation, type Db } from 'mongodb'
+import { TOP_LEVEL, type LibraryNode } from '../domain/library-tree.js'
 import { oneAtATime } from './one-at-a-time.js'
 import { MAX_LIBRARY_ANSWER, oneBatch } from './batches.js'
 import { isDuplicateKey } from './users.js'
@@ -9,20 +10,15 @@ import { isDuplicateKey } from './users.js'
  * a single unique index keeps every name unique among its siblings, whatever
  * their kind, even under concurrent requests.
  */
-export interface LibraryNodeDocument {
-  _id: string
+export interface LibraryNodeDocument extends LibraryNode {
   userID: string
-  kind: 'folder' | 'flashcard'
-  /** '' for a top-level folder */
-  parentID: string
-  name: string
   /** ids of the folders above, from the top; lets a subtree be found with one indexed query */
   ancestors: string[]
   description?: string
   createdAt: Date
 }
 
-export const TOP_LEVEL = ''
+export { TOP_LEVEL }
 
 export class NameTakenError extends Error {
   override name = 'NameTakenError'
@@ -142,7 +138,7 @@ export function libraryRepository (db: Db) {
      * Every folder of the user, and the flashcards asked for: what a tree of
      * those flashcards needs, in one round trip. Folders are few next to cards.
      */
-    foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNodeDocument[]> {
+    foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNode[]> {
       return library.find(
         { userID, $or: [{ kind: 'folder' }, { _id: { $in: [...flashcardIDs] } }] },
         { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, ...oneBatch(MAX_LIBRARY_ANSWER) }
@@ -159,7 +155,7 @@ export function libraryRepository (db: Db) {
       return (await library.deleteMany({ userID, _id: { $in: [...ids] } })).deletedCount
     },
 
-    allNodes (userID: string): Promise<LibraryNodeDocument[]> {
+    allNodes (userID: string): Promise<LibraryNode[]> {
       return library.find({ userID }, { projection: { _id: 1, kind: 1, parentID: 1, name: 1 } }).toArray()
     }
   }

@@ -15,7 +15,7 @@ import {
 import { LibraryTree } from '../schemas/study.js'
 import { RequestError } from '../plugins/errors.js'
 import { checkNames, checkRoom, newCards } from './library.js'
-import { calendarOf, cardLeaf, cardLeaves, jsonText, treeNodes } from './wire.js'
+import { calendarOf, cardLeaf, cardLeaves, jsonText } from './wire.js'
 
 function noFolder (folderID: string): RequestError {
   return new RequestError(404, `no folder ${folderID}`)
@@ -250,9 +250,7 @@ async function allCards (app: FastifyInstance, user: UserDocument): Promise<stri
     app.repositories.library.allNodes(user._id),
     app.repositories.cards.all(user._id)
   ])
-  const { folders, flashcards } = treeNodes(nodes)
-  const calendar = calendarOf(user)
-  return treeJson(folders, flashcards, cardLeaves(cards, calendar), { includeEmpty: true })
+  return treeJson(nodes, cardLeaves(cards, calendarOf(user)), { includeEmpty: true })
 }
 
 const libraryManage: FastifyPluginAsyncTypebox = async (app) => {

@@ -10,7 +10,7 @@ import { ReviewIDTakenError, type ReviewAnswer as StoredAnswer } from '../reposi
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { LibraryTree, ReviewAnswer, ReviewCardBody, TodayCardsBody } from '../schemas/study.js'
-import { calendarOf, cardLeaves, displayDay, jsonText, treeNodes } from './wire.js'
+import { calendarOf, cardLeaves, displayDay, jsonText } from './wire.js'
 import { RequestError } from '../plugins/errors.js'
 
 /** Enough attempts for dozens of concurrent reviews of one card to all get through. */
@@ -57,8 +57,7 @@ export async function todayCards (app: FastifyInstance, user: UserDocument): Pro
     app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))]),
     nextTurn().then(() => writeCards(cardLeaves(cards, calendar)))
   ])
-  const { folders, flashcards } = treeNodes(nodes)
-  return treeJsonAround(folders, flashcards, written)
+  return treeJsonAround(nodes, written)
 }
 
 /** A review pending this long was cut off (a crash, a lost database connection) rather than slow. */

@@ -1,10 +1,8 @@
 // The one place where stored values become the strings of the wire format.
 import type { FastifyReply } from 'fastify'
 import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
-import type { CardLeaf, FlashcardNode, FolderNode } from '../domain/library-tree.js'
+import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
-import type { LibraryNodeDocument } from '../repositories/library.js'
-import { TOP_LEVEL } from '../repositories/library.js'
 import type { UserDocument } from '../repositories/users.js'
 
 export function calendarOf (user: UserDocument): UserCalendar {
@@ -36,19 +34,6 @@ export function cardLeaf (card: StoredCard, calendar: UserCalendar): CardLeaf {
 export function cardLeaves (cards: readonly StoredCard[], calendar: UserCalendar): CardLeaf[] {
   const displayDay = displayDaysOf(calendar)
   return cards.map((card) => leafOf(card, displayDay))
-}
-
-export function treeNodes (nodes: readonly LibraryNodeDocument[]): { folders: FolderNode[], flashcards: FlashcardNode[] } {
-  const folders: FolderNode[] = []
-  const flashcards: FlashcardNode[] = []
-  for (const node of nodes) {
-    if (node.kind === 'folder') {
-      folders.push({ id: node._id, parentID: node.parentID === TOP_LEVEL ? null : node.parentID, name: node.name })
-    } else {
-      flashcards.push({ id: node._id, folderID: node.parentID, name: node.name })
-    }
-  }
-  return { folders, flashcards }
 }
 
 /** JSON the route wrote itself (a tree from treeJson): sent as it is, not serialised again. */

@@ -1,21 +1,26 @@
 import { test } from 'tap'
-import { treeJson, type CardLeaf, type FlashcardNode, type FolderNode } from '../../src/domain/library-tree.js'
+import { TOP_LEVEL, treeJson, type CardLeaf, type LibraryNode, type TreeOptions } from '../../src/domain/library-tree.js'
 
 // Ids look like the real ones: long strings of digits
 function id (n: number): string {
   return '9' + String(n).padStart(38, '0')
 }
 
-function folder (n: number, name: string, parent: number | null): FolderNode {
-  return { id: id(n), parentID: parent === null ? null : id(parent), name }
+function folder (n: number, name: string, parent: number | null): LibraryNode {
+  return { _id: id(n), kind: 'folder', parentID: parent === null ? TOP_LEVEL : id(parent), name }
 }
 
-function flashcard (n: number, name: string, folderNumber: number): FlashcardNode {
-  return { id: id(n), folderID: id(folderNumber), name }
+function flashcard (n: number, name: string, folderNumber: number): LibraryNode {
+  return { _id: id(n), kind: 'flashcard', parentID: id(folderNumber), name }
 }
 
 function card (n: number, flashcardNumber: number, status = '0.0'): CardLeaf {
   return { id: id(n), flashcardID: id(flashcardNumber), last_review: '01/03/2026', review_status: status }
+}
+
+// The library's nodes come in one list, folders first here
+function treeOf (folders: LibraryNode[], flashcards: LibraryNode[], cards: CardLeaf[], options?: TreeOptions): string {
+  return treeJson([...folders, ...flashcards], cards, options)
 }
 
 interface JsonObject { [key: string]: string | JsonObject }
@@ -36,7 +41,7 @@ function dig (tree: JsonObject, ...path: string[]): JsonObject {
 }
 
 test('a flashcard one folder down', async t => {
-  const tree = treeJson(
+  const tree = treeOf(
     [folder(1, 'Languages', null)],
     [flashcard(10, 'Spanish verbs', 1)],
     [card(100, 10, '0.0'), card(101, 10, '3.0')]
@@ -56,7 +61,7 @@ test('a flashcard one folder down', async t => {
 })
 
 test('a flashcard three folders down', async t => {
-  const tree = treeJson(
+  const tree = treeOf(
     [folder(1, 'Science', null), folder(2, 'Biology', 1), folder(3, 'Cells', 2)],
     [flashcard(10, 'Organelles', 3)],
     [card(100, 10, '0.2')]
@@ -77,7 +82,7 @@ test('a flashcard three folders down', async t => {
 })
 
 test('a flashcard has exactly cards, flashcardID and flashcardName', async t => {
-  const tree = json(treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], [card(100, 10)]))
+  const tree = json(treeOf([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], [card(100, 10)]))
   const deck = dig(tree, 'F', 'Deck')
   t.same(Object.keys(deck).sort(), ['cards', 'flashcardID', 'flashcardName'])
   t.same(Object.keys(dig(deck, 'cards', id(100))).sort(), ['last_review', 'review_status'])
@@ -101,7 +106,7 @@ const library = {
 }
 
 test('today\'s tree holds only the branches that lead to a card', async t => {
-  const tree = treeJson(library.folders, library.flashcards, [card(100, 10)])
+  const tree = treeOf(library.folders, library.flashcards, [card(100, 10)])
   t.same(json(tree), {
     Languages: {
       Spanish: {
@@ -115,13 +120,31 @@ test('today\'s tree holds only the branches that lead to a card', async t => {
   }, 'French, Nouns, Empty and Deep are left out')
 })
 
+test('folders and flashcards may come in any order, as the database returns them', async t => {
+  const nodes = [...library.folders, ...library.flashcards]
+  const cards = [card(100, 10), card(101, 12)]
+  const expected = treeJson(nodes, cards)
+  t.ok(expected.includes('"Colours"') && expected.includes('"Verbs"'))
+  for (const order of [[...nodes].reverse(), [nodes[5], nodes[0], nodes[6], nodes[2], nodes[7], nodes[1], nodes[3], nodes[4]]]) {
+    t.equal(treeJson(order as LibraryNode[], cards), expected)
+    t.equal(treeJson(order as LibraryNode[], cards, { includeEmpty: true }), treeJson(nodes, cards, { includeEmpty: true }))
+  }
+})
+
+test('a flashcard given twice appears once', async t => {
+  const deck = flashcard(10, 'Deck', 1)
+  const tree = treeJson([folder(1, 'F', null), deck, { ...deck }], [card(100, 10)])
+  t.equal(tree.split('"flashcardID"').length - 1, 1)
+  t.same(Object.keys(dig(json(tree), 'F')), ['Deck'])
+})
+
 test('nothing due gives an empty object', async t => {
-  t.equal(treeJson(library.folders, library.flashcards, []), '{}')
-  t.equal(treeJson([], [], []), '{}')
+  t.equal(treeOf(library.folders, library.flashcards, []), '{}')
+  t.equal(treeOf([], [], []), '{}')
 })
 
 test('the whole library keeps empty folders and flashcards', async t => {
-  const tree = treeJson(library.folders, library.flashcards, [card(100, 10)], { includeEmpty: true })
+  const tree = treeOf(library.folders, library.flashcards, [card(100, 10)], { includeEmpty: true })
   t.same(json(tree), {
     Empty: { Deep: {} },
     Languages: {
@@ -145,7 +168,7 @@ test('names that mean something to JavaScript come back as plain keys', async t 
   const folders = hostile.map((name, i) => folder(i + 1, name, null))
   const flashcards = hostile.map((name, i) => flashcard(100 + i, name, i + 1))
   const cards = hostile.map((_, i) => card(1000 + i, 100 + i))
-  const tree = treeJson(folders, flashcards, cards)
+  const tree = treeOf(folders, flashcards, cards)
 
   const roundTrip = JSON.parse(tree)
   t.same(Object.keys(roundTrip).sort(), [...hostile].sort(), 'every name is an own key of the top level')
@@ -185,8 +208,8 @@ test('folders and flashcards that cannot be placed are skipped', async t => {
       Kept: { cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } }, flashcardID: id(10), flashcardName: 'Kept' }
     }
   }
-  t.same(json(treeJson(folders, flashcards, cards)), expected)
-  t.same(json(treeJson(folders, flashcards, cards, { includeEmpty: true })), expected)
+  t.same(json(treeOf(folders, flashcards, cards)), expected)
+  t.same(json(treeOf(folders, flashcards, cards, { includeEmpty: true })), expected)
 })
 
 test('members are ordered by name, the same on every machine', async t => {
@@ -194,16 +217,16 @@ test('members are ordered by name, the same on every machine', async t => {
   const folders = [folder(1, 'Top', null)]
   const flashcards = names.map((name, i) => flashcard(10 + i, name, 1))
   const cards = names.map((_, i) => card(100 + i, 10 + i))
-  const tree = json(treeJson(folders, flashcards, cards))
+  const tree = json(treeOf(folders, flashcards, cards))
   t.same(Object.keys(dig(tree, 'Top')), ['B', 'Z', 'a', 'b', 'e', 'é'], 'UTF-16 code unit order')
 
   // JavaScript puts array-index keys first, in numeric order, and JSON follows it
-  const years = treeJson([folder(1, 'Years', null)], ['2024', 'notes', '10'].map((name, i) => flashcard(10 + i, name, 1)),
+  const years = treeOf([folder(1, 'Years', null)], ['2024', 'notes', '10'].map((name, i) => flashcard(10 + i, name, 1)),
     [card(100, 10), card(101, 11), card(102, 12)])
   t.same(Object.keys(dig(json(years), 'Years')), ['10', '2024', 'notes'])
   // the text itself is in that order, so a client reading it as a stream sees the same
   t.ok(years.indexOf('"10"') < years.indexOf('"2024"') && years.indexOf('"2024"') < years.indexOf('"notes"'), 'written in that order')
-  const big = treeJson([folder(1, 'N', null)], ['4294967295', '4294967294', '01', '3'].map((name, i) => flashcard(10 + i, name, 1)),
+  const big = treeOf([folder(1, 'N', null)], ['4294967295', '4294967294', '01', '3'].map((name, i) => flashcard(10 + i, name, 1)),
     [card(100, 10), card(101, 11), card(102, 12), card(103, 13)])
   t.same(Object.keys(dig(json(big), 'N')), ['3', '4294967294', '01', '4294967295'], 'only canonical indices below 2^32 - 1 come first')
   t.ok(big.indexOf('"3"') < big.indexOf('"4294967294"') && big.indexOf('"4294967294"') < big.indexOf('"01"') && big.indexOf('"01"') < big.indexOf('"4294967295"'))
@@ -211,7 +234,7 @@ test('members are ordered by name, the same on every machine', async t => {
 
 test('names with quotes, backslashes and other JSON specials come back as written', async t => {
   const names = ['say "hi"', 'back\\slash', 'tab\there', 'line\u2028sep', '</script>', 'emoji 🃏', 'ünïcödé']
-  const tree = treeJson([folder(1, 'Top', null)], names.map((name, i) => flashcard(10 + i, name, 1)), names.map((_, i) => card(100 + i, 10 + i)))
+  const tree = treeOf([folder(1, 'Top', null)], names.map((name, i) => flashcard(10 + i, name, 1)), names.map((_, i) => card(100 + i, 10 + i)))
   const parsed = dig(json(tree), 'Top')
   t.same(Object.keys(parsed).sort(), [...names].sort())
   for (const name of names) t.equal((parsed[name] as JsonObject).flashcardName, name)
@@ -219,7 +242,7 @@ test('names with quotes, backslashes and other JSON specials come back as writte
 
 test('cards keep the order they were given in', async t => {
   const cards = [card(300, 10), card(100, 10), card(200, 10)]
-  const tree = json(treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards))
+  const tree = json(treeOf([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards))
   t.same(Object.keys(dig(tree, 'F', 'Deck', 'cards')), [id(300), id(100), id(200)])
 })
 
@@ -228,7 +251,7 @@ test('a card given twice appears once, in its first place, with its last values'
   for (const count of [3, 40]) {
     const cards = Array.from({ length: count }, (_, n) => card(100 + n, 10))
     cards.push(card(101, 10, '7.0'))
-    const text = treeJson([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards)
+    const text = treeOf([folder(1, 'F', null)], [flashcard(10, 'Deck', 1)], cards)
     const held = dig(json(text), 'F', 'Deck', 'cards')
     t.same(Object.keys(held), cards.slice(0, count).map((leaf) => leaf.id), `${count} cards: each id once, in first-seen order`)
     t.same(held[id(101)], { last_review: '01/03/2026', review_status: '7.0' }, `${count} cards: the later values win`)
@@ -237,7 +260,7 @@ test('a card given twice appears once, in its first place, with its last values'
 })
 
 test('a folder and a flashcard sharing a name do not overwrite each other silently', async t => {
-  const tree = json(treeJson(
+  const tree = json(treeOf(
     [folder(1, 'Top', null), folder(2, 'Same', 1)],
     [flashcard(10, 'Same', 1), flashcard(11, 'Inner', 2)],
     [card(100, 10), card(101, 11)]
@@ -266,7 +289,7 @@ test('the text is what JSON.stringify writes, however strange the names', async 
       }
     }
   }
-  const text = treeJson(folders, flashcards, cards)
+  const text = treeOf(folders, flashcards, cards)
   t.equal(text, JSON.stringify(expected))
   t.equal(Buffer.from(text, 'utf8').toString('utf8'), text, 'nothing lost on the way through UTF-8')
 })
