@@ -46,7 +46,8 @@ export interface TreeOptions {
 /** A folder of the tree: its place, and what it shows. */
 interface FolderEntry {
   isFolder: true
-  id: string
+  /** the folder's id, named as a flashcard's is, so that members compare alike */
+  _id: string
   name: string
   /** the name's value as an array index, or -1 (set once the folder is shown; a flashcard's is found when sorting) */
   index: number
@@ -93,16 +94,12 @@ function byArrayIndex (a: Member, b: Member): number {
   return first - second
 }
 
-function idOf (member: Member): string {
-  return isFolder(member) ? member.id : member._id
-}
-
 // Folders sort before a flashcard of the same name, and ids settle the rest, so the
 // result does not depend on the order the database returned rows in
 function compareMembers (a: Member, b: Member): number {
   return byArrayIndex(a, b) || byCodeUnits(a.name, b.name) ||
     (isFolder(a) === isFolder(b) ? 0 : isFolder(a) ? -1 : 1) ||
-    byCodeUnits(idOf(a), idOf(b))
+    byCodeUnits(a._id, b._id)
 }
 
 const UNJUDGED = 0
@@ -282,7 +279,7 @@ export function treeJsonAround (nodes: readonly LibraryNode[], cards: WrittenCar
     if (node.kind !== 'folder' || foldersById.has(node._id)) continue
     foldersById.set(node._id, {
       isFolder: true,
-      id: node._id,
+      _id: node._id,
       name: node.name,
       index: -1,
       parentID: node.parentID === TOP_LEVEL ? null : node.parentID,
