@@ -45,7 +45,7 @@ const workDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-app-'))
 let embedded: EmbeddedDatabase | undefined
 const external = process.env.MONGODB_URL !== undefined && process.env.MONGODB_URL !== ''
 try {
-  if (!external) embedded = await startEmbeddedDatabase({ dataDir: join(workDir, 'ferretdb'), log: () => {} })
+  if (!external) embedded = await startEmbeddedDatabase({ dataDir: join(workDir, 'secantus'), log: () => {} })
   const server = external ? process.env.MONGODB_URL as string : (embedded as EmbeddedDatabase).url
   const app = await buildApp({ mongodbUrl: withDatabase(server, `bench_app_${randomBytes(4).toString('hex')}`), jwtSecret: JWT_SECRET, logger: false })
   await app.ready()

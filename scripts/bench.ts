@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { MongoClient, type Db } from 'mongodb'
 import { buildApp } from '../src/app.js'
 import { startEmbeddedDatabase } from '../src/db/embedded.js'
-import { FERRETDB_VERSION } from '../src/db/ferretdb-install.js'
+import { SECANTUS_VERSION } from '../src/db/secantus-install.js'
 import { ensureIndexes } from '../src/repositories/indexes.js'
 import { EXPECTED_DUE, JWT_SECRET, todayCardsIn, withDatabase } from './bench/common.js'
 import { BIG_USERS, generateUsers, OTHER_USERS, type GeneratedUser } from './bench/data.js'
@@ -110,7 +110,7 @@ async function openDatabase (workDir: string): Promise<BenchDatabase> {
   if (serverUrl !== undefined && serverUrl !== '') {
     url = withDatabase(serverUrl, `flashcard_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`)
   } else {
-    const embedded = await startEmbeddedDatabase({ dataDir: join(workDir, 'ferretdb'), log: (line) => console.log(`  ${line}`) })
+    const embedded = await startEmbeddedDatabase({ dataDir: join(workDir, 'secantus'), log: (line) => console.log(`  ${line}`) })
     onCleanup('stop the embedded FerretDB', embedded.stop)
     url = `${embedded.url}/flashcard_bench`
   }
@@ -126,7 +126,7 @@ async function openDatabase (workDir: string): Promise<BenchDatabase> {
   const hello = await db.admin().command({ hello: 1 }).catch(() => ({} as Record<string, unknown>))
   const topology = typeof hello.setName === 'string' ? `replica set ${hello.setName}` : hello.msg === 'isdbgrid' ? 'sharded (mongos)' : 'standalone'
   const description = !external
-    ? `FerretDB ${String(info.ferretdbVersion ?? FERRETDB_VERSION)} embedded (SQLite backend; reports itself as MongoDB ${String(info.version)}), in a temp dir`
+    ? `FerretDB ${String(info.ferretdbVersion ?? SECANTUS_VERSION)} embedded (SQLite backend; reports itself as MongoDB ${String(info.version)}), in a temp dir`
     : isFerretdb
       ? `FerretDB ${String(info.ferretdbVersion)} at ${hostsOf(url)} (MONGODB_URL), database ${db.databaseName}`
       : `MongoDB ${String(info.version)} ${topology} at ${hostsOf(url)} (MONGODB_URL), database ${db.databaseName}`

@@ -208,7 +208,7 @@ async function main (): Promise<number> {
   if (process.env.FUZZ_KEEP === '1') console.error(`== keeping the run's files (answers, report, service log) in ${work}`)
   else cleanups.push(() => rm(work, { recursive: true, force: true }))
   // always a fresh embedded database: the fuzzer writes thousands of documents of no use to anyone
-  const database = await startEmbeddedDatabase({ dataDir: join(work, 'ferretdb'), log: (line) => console.error(line) })
+  const database = await startEmbeddedDatabase({ dataDir: join(work, 'secantus'), log: (line) => console.error(line) })
   cleanups.push(() => database.stop())
   const logFile = join(work, 'service.log')
   const service = await startService(`${database.url}/fuzz`, logFile)

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomUUID } from 'node:crypto'
 import database, { type DatabaseTimeouts } from './plugins/database.js'
+import type { DatabaseProcessState } from './db/embedded.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
@@ -29,6 +30,10 @@ export interface AppConfig {
   mongodbUrl: string
   jwtSecret: string
   logger?: FastifyServerOptions['logger']
+  /** a logger made beforehand (the server shares it with the embedded database's supervision) */
+  loggerInstance?: FastifyBaseLogger
+  /** the embedded database process's state, when the service runs one: requests get 503 at once while it is not running */
+  databaseProcess?: () => DatabaseProcessState
   clock?: () => Date
   /** browser origins allowed to call the API (CORS); none by default */
   corsOrigins?: readonly string[]
@@ -53,7 +58,7 @@ export const DEFAULT_AUTH_RATE_LIMIT: AuthRateLimit = { perAddress: 30, perAccou
 /** The whole service as one plugin tree, not yet listening. */
 export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: config.logger ?? false,
+    ...(config.loggerInstance !== undefined ? { loggerInstance: config.loggerInstance } : { logger: config.logger ?? false }),
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     connectionTimeout: 30_000,
@@ -73,7 +78,12 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(jsonBody)
   await app.register(security, { corsOrigins: config.corsOrigins ?? [], loadShedding: config.loadShedding })
   await app.register(docs)
-  await app.register(database, { url: config.mongodbUrl, timeouts: config.databaseTimeouts, monitorCommands: config.monitorCommands })
+  await app.register(database, {
+    url: config.mongodbUrl,
+    timeouts: config.databaseTimeouts,
+    monitorCommands: config.monitorCommands,
+    processState: config.databaseProcess
+  })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
 

@@ -9,7 +9,7 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the service listens on' }),
   MONGODB_URL: Type.Optional(Type.String({
     pattern: '^mongodb(\\+srv)?://',
-    description: 'MongoDB connection string; when absent the embedded FerretDB is started'
+    description: 'MongoDB connection string (a replica set: transactions need one); when absent the embedded SecantusDB is started'
   })),
   JWT_SECRET: Type.Optional(Type.String({
     minLength: 32,
@@ -25,7 +25,12 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     maximum: 600_000,
     default: 10_000,
-    description: 'longest wait for one database answer before the request gets 503 (raise it for large data on the embedded database, whose queries scan)'
+    description: 'longest wait for one database answer before the request gets 503'
+  }),
+  DATABASE_CACHE_SIZE: Type.String({
+    pattern: '^[1-9][0-9]*[MG]$',
+    default: '512M',
+    description: "the embedded database's WiredTiger cache, e.g. 256M or 2G: the data it keeps in memory; size it for the data"
   }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify'
+import type { LoggerOptions } from 'pino'
 
 /** Redacted wherever they could appear in a log line. */
 export const LOG_REDACTIONS = [
@@ -14,11 +14,11 @@ export const LOG_REDACTIONS = [
 ]
 
 /** pino options: pretty lines for a person at a terminal, JSON for everything else. */
-export function loggerOptions (level: string, pretty: boolean, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+export function loggerOptions (level: string, pretty: boolean, stream?: NodeJS.WritableStream): LoggerOptions {
   return {
     level,
     redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
     ...(stream !== undefined ? { stream } : {}),
     ...(pretty && stream === undefined ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {})
-  } as FastifyServerOptions['logger']
+  } as LoggerOptions
 }

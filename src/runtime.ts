@@ -1,30 +1,76 @@
+import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
-import { startEmbeddedDatabase } from './db/embedded.js'
+import { startEmbeddedDatabase, type DatabaseProcessEvent, type DatabaseProcessState } from './db/embedded.js'
 import { loadOrCreateSecret } from './secret.js'
 
 export interface Runtime {
   mongodbUrl: string
   jwtSecret: string
+  /** the state of the embedded database process; absent when the database is MONGODB_URL's */
+  databaseProcess?: () => DatabaseProcessState
   /** stops what was started for this runtime (the embedded database) */
   stop: () => Promise<void>
 }
 
+export interface RuntimeLog {
+  info: (message: string) => void
+  error: (message: string) => void
+}
+
+/** How the embedded database's supervision is told in the log. */
+function describe (event: DatabaseProcessEvent): { level: 'info' | 'error', message: string } {
+  switch (event.kind) {
+    case 'exited':
+      return { level: 'error', message: `the embedded database exited unexpectedly (code ${String(event.code)}, signal ${String(event.signal)}): requests get 503 until it is back; restarting it` }
+    case 'restarted':
+      return { level: 'info', message: `the embedded database is running again (restart ${event.attempt})` }
+    case 'restart-failed':
+      return { level: 'error', message: `restart ${event.attempt} of the embedded database failed: ${event.error.message}` }
+    case 'gave-up':
+      return { level: 'error', message: `the embedded database could not be restarted after ${event.attempts} attempts: requests get 503; restart the service` }
+  }
+}
+
+/**
+ * The former embedded database kept its files in DATA_DIR/ferretdb. Starting
+ * on an empty SecantusDB beside them would look to the user as if their data
+ * were gone, so start-up stops and says what to do.
+ */
+async function refuseFormerDatabase (dataDir: string): Promise<void> {
+  const former = join(dataDir, 'ferretdb')
+  if (!await access(former).then(() => true, () => false)) return
+  throw new ConfigError(`${former} holds data of the former embedded database (FerretDB), which this version no longer runs.\n` +
+    'Its data is not carried over by itself. To keep it, export it with the previous version of the service (get-all-cards,\n' +
+    'export-flashcard) and import it into this one; then, or to start afresh, move that folder away\n' +
+    `(for example: mv ${former} ${former}.old) and start again.`)
+}
+
 /**
  * The database and token secret the configuration asks for: MONGODB_URL with
- * JWT_SECRET, or else the embedded FerretDB in DATA_DIR with a kept secret.
+ * JWT_SECRET, or else the embedded SecantusDB in DATA_DIR with a kept secret.
  * Shared by the server and the scripts so that they see the same data.
  */
-export async function openRuntime (config: Config, log: (line: string) => void): Promise<Runtime> {
+export async function openRuntime (config: Config, log: RuntimeLog): Promise<Runtime> {
   if (config.MONGODB_URL !== undefined) {
     if (config.JWT_SECRET === undefined) {
       throw new ConfigError('JWT_SECRET: required when MONGODB_URL is set (at least 32 characters), so that every instance signs tokens alike')
     }
     return { mongodbUrl: config.MONGODB_URL, jwtSecret: config.JWT_SECRET, stop: async () => {} }
   }
-  log(`No MONGODB_URL: starting the embedded database (FerretDB on SQLite) in ${join(config.DATA_DIR, 'ferretdb')}`)
+  await refuseFormerDatabase(config.DATA_DIR)
+  const dataDir = join(config.DATA_DIR, 'secantus')
+  log.info(`No MONGODB_URL: starting the embedded database (SecantusDB's secantusd-rs on WiredTiger) in ${dataDir}`)
   const jwtSecret = config.JWT_SECRET ?? await loadOrCreateSecret(config.DATA_DIR)
-  const embedded = await startEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'ferretdb'), log })
-  return { mongodbUrl: `${embedded.url}/flashcards`, jwtSecret, stop: embedded.stop }
+  const embedded = await startEmbeddedDatabase({
+    dataDir,
+    cacheSize: config.DATABASE_CACHE_SIZE,
+    log: log.info,
+    report: (event) => {
+      const { level, message } = describe(event)
+      log[level](message)
+    }
+  })
+  return { mongodbUrl: `${embedded.url}/flashcards`, jwtSecret, databaseProcess: embedded.state, stop: embedded.stop }
 }

@@ -1,20 +1,26 @@
 import closeWithGrace from 'close-with-grace'
+import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { loggerOptions } from './logging.js'
 import { ConfigError, loadConfig } from './config.js'
-import { MissingGoError } from './db/ferretdb-install.js'
+import { MissingCargoError } from './db/secantus-install.js'
 import { openRuntime } from './runtime.js'
 
 async function main (): Promise<void> {
   const config = loadConfig()
-  const logger = loggerOptions(config.LOG_LEVEL, process.stdout.isTTY)
+  // one logger for the service and the database it supervises
+  const logger = pino(loggerOptions(config.LOG_LEVEL, process.stdout.isTTY))
 
-  const runtime = await openRuntime(config, (line) => console.error(line))
+  const runtime = await openRuntime(config, {
+    info: (message) => logger.info(message),
+    error: (message) => logger.error(message)
+  })
   const app = await buildApp({
     mongodbUrl: runtime.mongodbUrl,
     jwtSecret: runtime.jwtSecret,
     databaseTimeouts: { socketMs: config.DATABASE_TIMEOUT_MS },
-    logger,
+    databaseProcess: runtime.databaseProcess,
+    loggerInstance: logger,
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== '')
   }).catch(async (error: unknown) => {
     await runtime.stop()
@@ -37,7 +43,7 @@ async function main (): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof MissingGoError) {
+  if (error instanceof ConfigError || error instanceof MissingCargoError) {
     console.error(error.message)
   } else {
     console.error(error)

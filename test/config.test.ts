@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 test('defaults apply when the environment says nothing', async (t) => {
-  t.same(loadConfig({}), { PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000 })
+  t.same(loadConfig({}), { PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000, DATABASE_CACHE_SIZE: '512M' })
 })
 
 test('values are read and converted', async (t) => {

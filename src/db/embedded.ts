@@ -1,86 +1,174 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
-import { resolve } from 'node:path'
-import { ensureFerretdb } from './ferretdb-install.js'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ensureSecantus } from './secantus-install.js'
+
+/** What the supervised database process is doing; anything but running answers requests with 503. */
+export type DatabaseProcessState = 'running' | 'restarting' | 'failed' | 'stopped'
 
 export interface EmbeddedDatabase {
   /** mongodb:// address of the running server, without a database name */
   url: string
+  state: () => DatabaseProcessState
+  /** the process id of the server now running, if one is */
+  pid: () => number | undefined
   stop: () => Promise<void>
 }
 
 export interface EmbeddedDatabaseOptions {
-  /** the SQLite files and FerretDB's state live here */
+  /** WiredTiger's files live here */
   dataDir: string
-  log?: (line: string) => void
-  startTimeoutMs?: number
-  /** loopback port to listen on; 0 (the default) lets the system pick a free one */
+  /** WiredTiger's cache, unit-suffixed ('256M', '1G') */
+  cacheSize?: string
+  /** loopback port to listen on; 0 (the default) lets the system pick a free one, kept across restarts */
   port?: number
+  /** progress and the database's own warnings */
+  log?: (line: string) => void
+  /** the database process died, could not be started again, or came back */
+  report?: (event: DatabaseProcessEvent) => void
+  startTimeoutMs?: number
+  restart?: Partial<RestartPolicy>
 }
 
-const LISTENING = /Listening on TCP (127\.0\.0\.1:\d+)/
+export type DatabaseProcessEvent =
+  | { kind: 'exited', code: number | null, signal: string | null }
+  | { kind: 'restarted', attempt: number }
+  | { kind: 'restart-failed', attempt: number, error: Error }
+  | { kind: 'gave-up', attempts: number }
+
+export interface RestartPolicy {
+  /** restarts tried in a row before giving up; a server that then runs for `stableMs` resets the count */
+  attempts: number
+  /** the wait before the first restart, doubled before each further one */
+  firstDelayMs: number
+  stableMs: number
+}
+
+const DEFAULT_RESTART: RestartPolicy = { attempts: 5, firstDelayMs: 100, stableMs: 30_000 }
+export const DEFAULT_CACHE_SIZE = '512M'
+
+const LISTENING = /secantusd-rs listening on (127\.0\.0\.1:\d+)/
+const PID_FILE = 'secantusd.pid'
 
 /**
- * Starts FerretDB (a MongoDB wire-protocol server) on SQLite files under
- * `dataDir`, on a loopback port (the one asked for, or one the system picks),
- * and resolves once it listens. Started again on the same folder and port, it
- * serves the same data at the same address, as a restarted server would.
+ * Starts SecantusDB's secantusd-rs (the MongoDB wire protocol over WiredTiger)
+ * on `dataDir`, on a loopback port, durable on every commit, and keeps it
+ * running: if the process dies it is started again on the same folder and
+ * port, so the driver's connection string stays valid and the service
+ * recovers by itself. It advertises a single-node replica set, so sessions
+ * and transactions work.
  */
 export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {})
-  const binary = await ensureFerretdb(log)
+  const report = options.report ?? (() => {})
+  const policy = { ...DEFAULT_RESTART, ...options.restart }
+  const binary = await ensureSecantus(log)
   const dataDir = resolve(options.dataDir)
   await mkdir(dataDir, { recursive: true })
+  await stopLeftover(dataDir, log)
+  // an explicit configuration of its own: no secantusd.toml found elsewhere (the working
+  // folder, the home folder, /etc) changes how this server runs
+  const configFile = join(dataDir, 'secantusd.toml')
+  await writeFile(configFile, '# flashcard-service passes every setting on the command line (src/db/embedded.ts)\n')
 
-  const child = spawn(binary, [
-    '--handler=sqlite',
-    `--sqlite-url=file:${dataDir}/`,
-    `--state-dir=${dataDir}`,
-    `--listen-addr=127.0.0.1:${options.port ?? 0}`,
-    '--debug-addr=-',
-    '--telemetry=disable',
-    '--log-level=info', // the "Listening on" line that reveals the port is at info level
-    '--log-format=console'
-  ], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // FerretDB decodes every stored document it scans (on SQLite it filters only _id in
-    // the database) and spends much of that in Go's collector: collecting at 5x the live
-    // heap rather than 2x made a 122,000-document scan 30-40% faster, for a peak of 151 MB
-    // instead of 92 MB over a whole `npm run bench`. GOGC set in the environment wins.
-    env: { ...process.env, GOGC: process.env.GOGC ?? '400' }
-  })
+  const launch = async (port: number): Promise<{ child: ChildProcess, address: string }> => {
+    const child = spawn(binary, [
+      '--config', configFile,
+      '--host', '127.0.0.1',
+      '--port', String(port),
+      '--storage-path', dataDir,
+      '--cache-size', options.cacheSize ?? DEFAULT_CACHE_SIZE,
+      // without it an acknowledged write can be lost when the process is killed
+      '--sync-on-commit',
+      '--log-level', 'WARNING'
+    ], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const address = await waitForAddress(child, options.startTimeoutMs ?? 60_000, log)
+    await writeFile(join(dataDir, PID_FILE), String(child.pid))
+    return { child, address }
+  }
+
+  let state: DatabaseProcessState = 'running'
+  let stopping = false
+  const first = await launch(options.port ?? 0)
+  const address = first.address
+  let child = first.child
+  const port = Number(address.split(':')[1])
+  let startedAt = Date.now()
+  let crashesInARow = 0
 
   // last resort: never leave the database running after this process is gone
   const killOnExit = (): void => { child.kill('SIGKILL') }
   process.once('exit', killOnExit)
-  const address = await waitForAddress(child, options.startTimeoutMs ?? 30_000)
+
+  const supervise = (running: ChildProcess): void => {
+    running.once('exit', (code, signal) => {
+      if (stopping) return
+      state = 'restarting'
+      report({ kind: 'exited', code, signal })
+      crashesInARow = Date.now() - startedAt >= policy.stableMs ? 1 : crashesInARow + 1
+      void restart()
+    })
+  }
+
+  const restart = async (): Promise<void> => {
+    for (let attempt = crashesInARow; attempt <= policy.attempts; attempt++) {
+      await sleep(policy.firstDelayMs * 2 ** (attempt - 1))
+      if (stopping) return
+      try {
+        ({ child } = await launch(port))
+        startedAt = Date.now()
+        state = 'running'
+        supervise(child)
+        report({ kind: 'restarted', attempt })
+        return
+      } catch (error) {
+        crashesInARow = attempt + 1
+        report({ kind: 'restart-failed', attempt, error: error as Error })
+      }
+    }
+    state = 'failed'
+    report({ kind: 'gave-up', attempts: policy.attempts })
+  }
+
+  supervise(child)
   return {
     url: `mongodb://${address}`,
+    state: () => state,
+    pid: () => state === 'running' ? child.pid : undefined,
     stop: async () => {
+      stopping = true
+      state = 'stopped'
       await stopProcess(child)
+      await rm(join(dataDir, PID_FILE), { force: true })
       process.off('exit', killOnExit)
     }
   }
 }
 
-function waitForAddress (child: ChildProcess, timeoutMs: number): Promise<string> {
+function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: string) => void): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     let output = ''
-    const timer = setTimeout(() => fail(new Error(`FerretDB did not start within ${timeoutMs} ms`)), timeoutMs)
+    const timer = setTimeout(() => fail(new Error(`secantusd-rs did not start within ${timeoutMs} ms:\n${output.trim()}`)), timeoutMs)
     const onData = (chunk: Buffer): void => {
       output = (output + chunk.toString()).slice(-8192)
       const match = LISTENING.exec(output)
       if (match?.[1] !== undefined) {
         clearTimeout(timer)
         child.off('exit', onExit)
-        // keep draining the pipes so a chatty server never blocks on a full pipe
-        child.stdout?.resume()
-        child.stderr?.resume()
+        child.stdout?.off('data', onData)
+        child.stderr?.off('data', onData)
+        // from now on its warnings go to the log, and the pipes are always drained
+        const forward = (data: Buffer): void => {
+          for (const line of data.toString().split('\n')) if (line.trim() !== '') log(`secantusd-rs: ${line.trimEnd()}`)
+        }
+        child.stdout?.on('data', forward)
+        child.stderr?.on('data', forward)
         resolvePromise(match[1])
       }
     }
-    const onExit = (code: number | null): void => {
-      fail(new Error(`FerretDB exited with code ${String(code)} before listening:\n${output.trim()}`))
+    const onExit = (code: number | null, signal: string | null): void => {
+      fail(new Error(`secantusd-rs exited (code ${String(code)}, signal ${String(signal)}) before listening:\n${output.trim()}`))
     }
     function fail (error: Error): void {
       clearTimeout(timer)
@@ -94,7 +182,28 @@ function waitForAddress (child: ChildProcess, timeoutMs: number): Promise<string
   })
 }
 
-async function stopProcess (child: ChildProcess, graceMs = 5000): Promise<void> {
+/**
+ * A server left running on this folder by a service that was killed outright
+ * still holds WiredTiger's lock, and a new one could not open the files: it
+ * is stopped first, if it is still the database of this folder.
+ */
+async function stopLeftover (dataDir: string, log: (line: string) => void): Promise<void> {
+  const pid = Number(await readFile(join(dataDir, PID_FILE), 'utf8').catch(() => ''))
+  if (!Number.isInteger(pid) || pid <= 0) return
+  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+  if (!commandLine.includes('secantusd-rs') || !commandLine.includes(dataDir)) return
+  log(`stopping secantusd-rs ${pid}, left running on ${dataDir} by an earlier start`)
+  process.kill(pid, 'SIGTERM')
+  for (let waited = 0; waited < 10_000; waited += 100) {
+    await sleep(100)
+    if (!await readFile(`/proc/${pid}/cmdline`, 'utf8').then(() => true, () => false)) return
+  }
+  process.kill(pid, 'SIGKILL')
+  await sleep(200)
+}
+
+/** SIGTERM lets WiredTiger write a last checkpoint; every commit is already on disk, so a kill after the grace loses nothing. */
+async function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()))
   child.kill('SIGTERM')

@@ -138,16 +138,3 @@ export function reviewStatus (schedule: Pick<CardSchedule, 'state' | 'learningSt
   }
 }
 
-/** Whether two schedules are the same in every field (dates by instant). */
-export function sameSchedule (a: CardSchedule, b: CardSchedule): boolean {
-  return a.state === b.state &&
-    a.due.getTime() === b.due.getTime() &&
-    a.stability === b.stability &&
-    a.difficulty === b.difficulty &&
-    a.elapsedDays === b.elapsedDays &&
-    a.scheduledDays === b.scheduledDays &&
-    a.learningSteps === b.learningSteps &&
-    a.reps === b.reps &&
-    a.lapses === b.lapses &&
-    (a.lastReview?.getTime() ?? null) === (b.lastReview?.getTime() ?? null)
-}

@@ -1,6 +1,9 @@
 import fp from 'fastify-plugin'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MongoClient, MongoServerSelectionError, type Db } from 'mongodb'
+import { MongoClient, MongoError, MongoServerSelectionError, type ClientSession, type Db } from 'mongodb'
+import { ConfigError } from '../config.js'
+import type { DatabaseProcessState } from '../db/embedded.js'
+import { isDatabaseUnavailable, RequestError } from './errors.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { usersRepository, type UsersRepository } from '../repositories/users.js'
@@ -8,12 +11,27 @@ import { libraryRepository, type LibraryRepository } from '../repositories/libra
 import { cardsRepository, type CardsRepository } from '../repositories/cards.js'
 import { reviewsRepository, type ReviewsRepository } from '../repositories/reviews.js'
 import { goalsRepository, type GoalsRepository } from '../repositories/goals.js'
+import { userDataRepository, type UserDataRepository } from '../repositories/user-data.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db
     databaseClient: MongoClient
     repositories: Repositories
+    /**
+     * Runs `work` as one transaction, with repositories whose every call
+     * belongs to it: all of its writes are stored, or none. Transient errors
+     * (a write conflict with a concurrent request) run it again from the start.
+     */
+    transaction: <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>
+    /**
+     * A transaction that writes the user's data, starting with the account
+     * (users.lockForWrite): two of one user conflict and run one after the
+     * other. 401 when the account is gone.
+     */
+    userTransaction: <T>(userID: string, work: (repositories: Repositories) => Promise<T>) => Promise<T>
+    /** the embedded database process's state, or null when the service runs none */
+    databaseProcessState: () => DatabaseProcessState | null
     /** true when the database answers a ping within `timeoutMs` (default: the readiness timeout) */
     databaseIsReady: (timeoutMs?: number) => Promise<boolean>
   }
@@ -25,6 +43,7 @@ export interface Repositories {
   cards: CardsRepository
   reviews: ReviewsRepository
   goals: GoalsRepository
+  userData: UserDataRepository
 }
 
 export interface DatabaseOptions {
@@ -33,6 +52,8 @@ export interface DatabaseOptions {
   timeouts?: Partial<DatabaseTimeouts>
   /** the driver's command events (the benchmark's explain listens to them); each costs a second decoding of every reply */
   monitorCommands?: boolean
+  /** the embedded database process's state: while it is not running, requests get 503 at once */
+  processState?: () => DatabaseProcessState
 }
 
 /**
@@ -51,6 +72,8 @@ export interface DatabaseTimeouts {
   readinessMs: number
   /** start-up keeps trying to reach the database this long (it may be starting alongside the service) */
   startupMs: number
+  /** a transaction that meets write conflicts is tried again until this long has passed */
+  conflictRetryMs: number
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
@@ -60,7 +83,8 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   connectMs: 2000,
   socketMs: 10_000,
   readinessMs: 1000,
-  startupMs: 30_000
+  startupMs: 30_000,
+  conflictRetryMs: 10_000
 }
 
 const DEFAULT_DATABASE = 'flashcards'
@@ -138,6 +162,61 @@ function reconnectWhenMonitoringHangs (client: MongoClient, timeouts: DatabaseTi
   }
 }
 
+/** Each repository, its calls made in `session` when one is given. */
+function repositoriesOf (db: Db, session?: ClientSession): Repositories {
+  return {
+    users: usersRepository(db, session),
+    library: libraryRepository(db, session),
+    cards: cardsRepository(db, session),
+    reviews: reviewsRepository(db, session),
+    goals: goalsRepository(db, session),
+    userData: userDataRepository(db, session)
+  }
+}
+
+/**
+ * Transactions need a replica set (or a sharded cluster); a standalone
+ * MongoDB refuses them at the first write, so the service refuses to start.
+ */
+async function checkTransactions (db: Db): Promise<void> {
+  const hello = await db.admin().command({ hello: 1 })
+  if (typeof hello.setName === 'string' || hello.msg === 'isdbgrid') return
+  throw new ConfigError('MONGODB_URL: the server is a standalone MongoDB, which cannot run transactions; every write of this service\n' +
+    'that changes several documents runs in one. Run MongoDB as a replica set (a single member is enough:\n' +
+    'mongod --replSet rs0, then rs.initiate(); docker-compose.yml does this) and add ?replicaSet=rs0 to MONGODB_URL.')
+}
+
+/**
+ * The driver's withTransaction tries a transaction again for up to two
+ * minutes. A write conflict deserves a few more tries; a database that cannot
+ * be reached deserves a quick 503, so that the client retries later instead
+ * of waiting: once the time allowed for the last error's kind has passed,
+ * the attempt stops before touching the database.
+ */
+async function inTransaction<T> (client: MongoClient, db: Db, timeouts: DatabaseTimeouts, work: (repositories: Repositories) => Promise<T>): Promise<T> {
+  const session = client.startSession()
+  const startedAt = Date.now()
+  let lastError: MongoError | null = null
+  try {
+    return await session.withTransaction(async () => {
+      if (lastError !== null) {
+        const allowedMs = isDatabaseUnavailable(lastError) ? timeouts.serverSelectionMs * 4 : timeouts.conflictRetryMs
+        if (Date.now() - startedAt > allowedMs) {
+          throw new RequestError(503, 'the database is busy or unavailable; nothing was stored, retry shortly')
+        }
+      }
+      try {
+        return await work(repositoriesOf(db, session))
+      } catch (error) {
+        if (error instanceof MongoError) lastError = error
+        throw error
+      }
+    })
+  } finally {
+    await session.endSession()
+  }
+}
+
 export default fp<DatabaseOptions>(async function database (app, options) {
   const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }
   const client = new MongoClient(options.url, {
@@ -159,18 +238,31 @@ export default fp<DatabaseOptions>(async function database (app, options) {
 
   // every call is timed for the Server-Timing header (plugins/timing.ts)
   const db = timedDatabase(client.db(databaseName(options.url)))
+  await checkTransactions(db)
   await ensureIndexes(db)
 
   app.decorate('db', db)
   app.decorate('databaseClient', client)
-  app.decorate('repositories', {
-    users: usersRepository(db),
-    library: libraryRepository(db),
-    cards: cardsRepository(db),
-    reviews: reviewsRepository(db),
-    goals: goalsRepository(db)
-  })
+  app.decorate('repositories', repositoriesOf(db))
+  app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, timeouts, work))
+  app.decorate('userTransaction', async <T>(userID: string, work: (repositories: Repositories) => Promise<T>): Promise<T> =>
+    await inTransaction(client, db, timeouts, async (repositories) => {
+      if (!await repositories.users.lockForWrite(userID)) throw new RequestError(401, 'invalid or expired token')
+      return await work(repositories)
+    }))
+
+  const processState = options.processState
+  if (processState !== undefined) {
+    // the embedded database is known to be down: answer at once rather than wait for the driver to give up
+    app.addHook('onRequest', async (request) => {
+      if (request.url.startsWith('/api/') && processState() !== 'running') {
+        throw new RequestError(503, 'the database is restarting; retry shortly')
+      }
+    })
+  }
+  app.decorate('databaseProcessState', () => processState?.() ?? null)
   app.decorate('databaseIsReady', async (timeoutMs = timeouts.readinessMs) => {
+    if (processState !== undefined && processState() !== 'running') return false
     // the driver (7.x) has no per-operation time limit, so the ping races a timer
     const timer = new AbortController()
     const ping = db.command({ ping: 1 }).then(() => true, () => false)

@@ -1,6 +1,5 @@
-import type { Db } from 'mongodb'
+import type { ClientSession, Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
-import { oneAtATime } from './one-at-a-time.js'
 import { oneBatch } from './batches.js'
 
 export interface CardDocument extends CardSchedule {
@@ -27,124 +26,100 @@ const QUEUE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
 
-export function cardsRepository (db: Db) {
+export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
-  // a compare-and-set on FerretDB 1.24 holds only if no other update of the card runs meanwhile
-  const perCard = oneAtATime()
+  const inSession = { session }
   return {
     async insertMany (documents: CardDocument[]): Promise<void> {
-      if (documents.length > 0) await cards.insertMany(documents, { ordered: true })
+      if (documents.length > 0) await cards.insertMany(documents, { ordered: true, session })
     },
 
     async removeByFlashcard (userID: string, flashcardID: string): Promise<void> {
-      await cards.deleteMany({ userID, flashcardID })
+      await cards.deleteMany({ userID, flashcardID }, inSession)
     },
 
     /** Removes every card of the flashcards asked for; how many there were. Index user_flashcard. */
     async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
       if (flashcardIDs.length === 0) return 0
-      return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } })).deletedCount
+      return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)).deletedCount
     },
 
     /** Removes the cards asked for from one flashcard; how many there were. */
     async removeCards (userID: string, flashcardID: string, cardIDs: readonly string[]): Promise<number> {
       if (cardIDs.length === 0) return 0
-      return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } })).deletedCount
+      return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } }, inSession)).deletedCount
     },
 
-    /**
-     * Changes the text of a card and leaves its schedule alone; the card as it
-     * now is, or null when there is no such card. In turn with the card's
-     * reviews: FerretDB would otherwise write one over the other.
-     */
+    /** Changes the text of a card and leaves its schedule alone; the card as it now is, or null when there is no such card. */
     editText (userID: string, flashcardID: string, cardID: string, text: { front?: string, back?: string }): Promise<CardDocument | null> {
-      return perCard(cardID, () => cards.findOneAndUpdate(
-        { _id: cardID, userID, flashcardID },
-        { $set: text },
-        // no projection: FerretDB 1.24 does not implement one in findAndModify
-        { returnDocument: 'after' }
-      ))
+      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, { $set: text }, { returnDocument: 'after', session })
     },
 
     /** The cards of one flashcard in creation order. Index user_flashcard. */
     byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
-      return cards.find({ userID, flashcardID }).sort({ createdOrder: 1, _id: 1 }).toArray()
+      return cards.find({ userID, flashcardID }, inSession).sort({ createdOrder: 1, _id: 1 }).toArray()
     },
 
     /** The creation order of the newest card of a flashcard, or null for one without cards. Index user_flashcard. */
     async lastCreatedOrder (userID: string, flashcardID: string): Promise<number | null> {
-      const [last] = await cards.find({ userID, flashcardID }, { projection: { createdOrder: 1 } }).sort({ createdOrder: -1 }).limit(1).toArray()
+      const [last] = await cards.find({ userID, flashcardID }, { projection: { createdOrder: 1 }, session }).sort({ createdOrder: -1 }).limit(1).toArray()
       return last?.createdOrder ?? null
     },
 
     findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
-      return cards.findOne({ _id: cardID, userID, flashcardID })
+      return cards.findOne({ _id: cardID, userID, flashcardID }, inSession)
     },
 
     /**
-     * Applies a review computed from `expectedVersion`; false when another
-     * review got there first (the caller recomputes from the fresh card).
+     * Applies a review computed from the card as read (its version): false
+     * when the card changed since. In a transaction a concurrent change is a
+     * write conflict and the transaction runs again; the version guards the
+     * card outside one too.
      */
     async applyReview (card: CardDocument, schedule: CardSchedule, reviewID: string): Promise<boolean> {
-      const result = await perCard(card._id, () => cards.updateOne(
+      const result = await cards.updateOne(
         { _id: card._id, userID: card.userID, version: card.version },
-        { $set: { ...schedule, isNew: false, lastReviewID: reviewID, version: card.version + 1 } }
-      ))
+        { $set: { ...schedule, isNew: false, lastReviewID: reviewID, version: card.version + 1 } },
+        inSession
+      )
       return result.matchedCount === 1
     },
 
-    /**
-     * Puts back the schedule a card had before its last review (undo), by
-     * compare-and-set like applyReview: false when the card moved on since it
-     * was read. The version still goes up, so a review computed from the
-     * undone state fails and recomputes.
-     */
+    /** Puts back the schedule a card had before its last review (undo), only while the card is as read: false otherwise. */
     async restoreSchedule (card: CardDocument, schedule: CardSchedule, lastReviewID: string | null): Promise<boolean> {
-      const result = await perCard(card._id, () => cards.updateOne(
+      const result = await cards.updateOne(
         { _id: card._id, userID: card.userID, version: card.version, lastReviewID: card.lastReviewID },
-        { $set: { ...schedule, isNew: schedule.state === CardState.New, lastReviewID, version: card.version + 1 } }
-      ))
+        { $set: { ...schedule, isNew: schedule.state === CardState.New, lastReviewID, version: card.version + 1 } },
+        inSession
+      )
       return result.matchedCount === 1
     },
 
     findById (userID: string, cardID: string): Promise<CardDocument | null> {
-      return cards.findOne({ _id: cardID, userID })
+      return cards.findOne({ _id: cardID, userID }, inSession)
     },
 
-    /**
-     * How many cards the user has in each state. One accumulator: FerretDB
-     * 1.24 computes only the first of several. Index user_queue (prefix).
-     */
+    /** How many cards the user has in each state. Index user_flashcard (prefix). */
     async countByState (userID: string): Promise<Array<{ state: number, count: number }>> {
       const groups = await cards.aggregate<{ _id: number, count: number }>([
         { $match: { userID } },
         { $group: { _id: '$state', count: { $sum: 1 } } }
-      ]).toArray()
+      ], inSession).toArray()
       return groups.map((group) => ({ state: group._id, count: group.count }))
     },
 
     /**
      * Today's cards: learning and review cards due before `dueBefore`, most
      * overdue first, then new cards in creation order, each within its
-     * allowance. New cards sort after due ones (isNew, then due, which for a
-     * new card is its creation), so one aggregation serves both on the common
-     * path; only when more cards are due than the review allowance were the new
-     * ones crowded out, and a second query reads them. Index user_queue.
+     * allowance. Two queries side by side, each a range of index user_queue:
+     * one query with $or would make the embedded database scan the collection.
      */
     async todayQueue (userID: string, dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<QueuedCard[]> {
-      if (allowance.reviews === 0) return await this.newQueue(userID, allowance.newCards)
-      if (allowance.newCards === 0) return await this.dueQueue(userID, dueBefore, allowance.reviews)
-      const rows = await cards.aggregate<QueuedCard & { isNew: boolean }>([
-        { $match: { userID, $or: [{ isNew: false, due: { $lt: dueBefore } }, { isNew: true }] } },
-        { $sort: { isNew: 1, due: 1, createdOrder: 1 } },
-        { $limit: allowance.reviews + allowance.newCards },
-        { $project: { ...QUEUE_PROJECTION, isNew: 1 } }
-      ], oneBatch(allowance.reviews + allowance.newCards)).toArray()
-      const due = rows.filter((card) => !card.isNew)
-      const fresh = due.length > allowance.reviews
-        ? await this.newQueue(userID, allowance.newCards)
-        : rows.filter((card) => card.isNew)
-      return [...due.slice(0, allowance.reviews), ...fresh.slice(0, allowance.newCards)]
+      const [due, fresh] = await Promise.all([
+        this.dueQueue(userID, dueBefore, allowance.reviews),
+        this.newQueue(userID, allowance.newCards)
+      ])
+      return [...due, ...fresh]
     },
 
     /** Learning and review cards due before `dueBefore`, most overdue first. Index user_queue. */
@@ -155,7 +130,7 @@ export function cardsRepository (db: Db) {
         { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
-      ], oneBatch(limit)).toArray()
+      ], { ...oneBatch(limit), session }).toArray()
     },
 
     /** New cards in creation order (a new card is due from its creation). Index user_queue. */
@@ -166,12 +141,12 @@ export function cardsRepository (db: Db) {
         { $sort: { due: 1, createdOrder: 1 } },
         { $limit: limit },
         { $project: QUEUE_PROJECTION }
-      ], oneBatch(limit)).toArray()
+      ], { ...oneBatch(limit), session }).toArray()
     },
 
     /** Every card of the user, in creation order. */
     all (userID: string): Promise<QueuedCard[]> {
-      return cards.find({ userID }, { projection: QUEUE_PROJECTION }).sort({ createdOrder: 1, _id: 1 }).toArray()
+      return cards.find({ userID }, { projection: QUEUE_PROJECTION, session }).sort({ createdOrder: 1, _id: 1 }).toArray()
     }
   }
 }

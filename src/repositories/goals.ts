@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb'
+import type { ClientSession, Db } from 'mongodb'
 import type { Goal } from '../domain/goals.js'
 
 export interface GoalDocument extends Omit<Goal, 'id'> {
@@ -20,16 +20,17 @@ export function toGoal (document: GoalDocument): Goal {
   }
 }
 
-export function goalsRepository (db: Db) {
+export function goalsRepository (db: Db, session?: ClientSession) {
   const goals = db.collection<GoalDocument>('goals')
+  const inSession = { session }
   return {
     async insert (document: GoalDocument): Promise<void> {
-      await goals.insertOne(document)
+      await goals.insertOne(document, inSession)
     },
 
     /** Index user_created. */
     all (userID: string): Promise<GoalDocument[]> {
-      return goals.find({ userID }).sort({ createdAt: 1, _id: 1 }).toArray()
+      return goals.find({ userID }, inSession).sort({ createdAt: 1, _id: 1 }).toArray()
     },
 
     /**
@@ -43,11 +44,11 @@ export function goalsRepository (db: Db) {
           filter: { _id: goal.id, userID, status: 'in progress' as const },
           update: { $set: { status: goal.status, failDay: goal.failDay } }
         }
-      })), { ordered: false })
+      })), { ordered: false, session })
     },
 
     findOne (userID: string, goalID: string): Promise<GoalDocument | null> {
-      return goals.findOne({ _id: goalID, userID })
+      return goals.findOne({ _id: goalID, userID }, inSession)
     },
 
     /**
@@ -57,14 +58,15 @@ export function goalsRepository (db: Db) {
     async edit (userID: string, goal: Goal): Promise<boolean> {
       const result = await goals.updateOne(
         { _id: goal.id, userID, status: 'in progress' },
-        { $set: { target: goal.target, endDay: goal.endDay, status: goal.status, failDay: goal.failDay } }
+        { $set: { target: goal.target, endDay: goal.endDay, status: goal.status, failDay: goal.failDay } },
+        inSession
       )
       return result.matchedCount === 1
     },
 
     /** false when the user has no such goal */
     async remove (userID: string, goalID: string): Promise<boolean> {
-      const result = await goals.deleteOne({ _id: goalID, userID })
+      const result = await goals.deleteOne({ _id: goalID, userID }, inSession)
       return result.deletedCount === 1
     }
   }

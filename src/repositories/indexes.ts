@@ -22,7 +22,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   reviews: [
     // a retried review (same reviewID) can only ever be stored once
     { key: { userID: 1, reviewID: 1 }, name: 'user_reviewID_unique', unique: true },
-    { key: { userID: 1, reviewedAt: 1 }, name: 'user_reviewedAt' },
+    // undo takes back the latest review; reviews of one instant are ordered by seq
+    { key: { userID: 1, reviewedAt: 1, seq: 1 }, name: 'user_reviewedAt_seq' },
     { key: { userID: 1, day: 1 }, name: 'user_day' }
   ],
   goals: [
@@ -31,19 +32,13 @@ export const INDEXES: Record<string, IndexDescription[]> = {
 }
 
 /**
- * Creates the indexes that are missing. Only missing ones are asked for:
- * FerretDB 1.24 drops the connection (a server-side panic) when one
- * createIndexes call repeats several indexes a collection already has.
+ * Creates the indexes that are missing, before any data arrives on a new
+ * database. Building one over a large collection is slow (on the embedded
+ * database pathologically so), so an index added later needs a migration run
+ * at full size first.
  */
 export async function ensureIndexes (db: Db): Promise<void> {
-  const existingCollections = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name))
   for (const [name, indexes] of Object.entries(INDEXES)) {
-    const collection = db.collection(name)
-    const existing = existingCollections.has(name)
-      ? new Set((await collection.listIndexes().toArray()).map((index) => index.name as string))
-      : new Set<string>()
-    for (const index of indexes) {
-      if (!existing.has(index.name ?? '')) await collection.createIndexes([index])
-    }
+    await db.collection(name).createIndexes(indexes)
   }
 }

@@ -1,6 +1,5 @@
-import { MongoServerError, type AnyBulkWriteOperation, type Db } from 'mongodb'
+import type { AnyBulkWriteOperation, ClientSession, Db } from 'mongodb'
 import { TOP_LEVEL, type LibraryNode } from '../domain/library-tree.js'
-import { oneAtATime } from './one-at-a-time.js'
 import { MAX_LIBRARY_ANSWER, oneBatch } from './batches.js'
 import { isDuplicateKey } from './users.js'
 
@@ -24,34 +23,22 @@ export class NameTakenError extends Error {
   override name = 'NameTakenError'
 }
 
-/**
- * Whether the unique index (user, parent, name) refused a write. MongoDB says so
- * with code 11000 on every write; FerretDB 1.24 does on inserts only, and refuses
- * an update that breaks the index with an InternalError naming SQLite's constraint.
- */
-function isNameClash (error: unknown): boolean {
-  return isDuplicateKey(error) ||
-    (error instanceof MongoServerError && /UNIQUE constraint failed: index '[^']*user_parent_name'/.test(error.message))
-}
-
 /** Where a node of a moved subtree now hangs. */
 export interface AncestorsChange {
   id: string
   ancestors: string[]
 }
 
-export function libraryRepository (db: Db) {
+export function libraryRepository (db: Db, session?: ClientSession) {
   const library = db.collection<LibraryNodeDocument>('library')
-  // FerretDB 1.24 writes an updated node back whole (see one-at-a-time.ts): a rename and a
-  // move of one node at once would lose one, so this process sends a user's updates in turn
-  const perUser = oneAtATime()
+  const inSession = { session }
 
   /** Runs an update that may give a node a name its new siblings already have. */
   async function renaming<T> (name: string, update: () => Promise<T>): Promise<T> {
     try {
       return await update()
     } catch (error) {
-      if (isNameClash(error)) throw new NameTakenError(name)
+      if (isDuplicateKey(error)) throw new NameTakenError(name)
       throw error
     }
   }
@@ -59,7 +46,7 @@ export function libraryRepository (db: Db) {
   return {
     async insert (node: LibraryNodeDocument): Promise<void> {
       try {
-        await library.insertOne(node)
+        await library.insertOne(node, inSession)
       } catch (error) {
         if (isDuplicateKey(error)) throw new NameTakenError(node.name)
         throw error
@@ -68,47 +55,47 @@ export function libraryRepository (db: Db) {
 
     /** index user_parent_name */
     findChild (userID: string, parentID: string, name: string): Promise<LibraryNodeDocument | null> {
-      return library.findOne({ userID, parentID, name })
+      return library.findOne({ userID, parentID, name }, inSession)
     },
 
     /** How many folders and flashcards hang directly under a parent, counting no further than `upTo`. Index user_parent_name (its prefix). */
     countChildren (userID: string, parentID: string, upTo: number): Promise<number> {
-      return library.countDocuments({ userID, parentID }, { limit: upTo })
+      return library.countDocuments({ userID, parentID }, { limit: upTo, session })
     },
 
     findNode (userID: string, id: string): Promise<LibraryNodeDocument | null> {
-      return library.findOne({ _id: id, userID })
+      return library.findOne({ _id: id, userID }, inSession)
     },
 
     findFlashcard (userID: string, flashcardID: string): Promise<LibraryNodeDocument | null> {
-      return library.findOne({ _id: flashcardID, userID, kind: 'flashcard' })
+      return library.findOne({ _id: flashcardID, userID, kind: 'flashcard' }, inSession)
     },
 
     findFolder (userID: string, folderID: string): Promise<LibraryNodeDocument | null> {
-      return library.findOne({ _id: folderID, userID, kind: 'folder' })
+      return library.findOne({ _id: folderID, userID, kind: 'folder' }, inSession)
     },
 
     /** Names of the nodes asked for, by id; a path is read in one round trip from a node's ancestors. */
     async namesOf (userID: string, ids: readonly string[]): Promise<Map<string, string>> {
       if (ids.length === 0) return new Map()
-      const nodes = await library.find({ userID, _id: { $in: [...ids] } }, { projection: { _id: 1, name: 1 } }).toArray()
+      const nodes = await library.find({ userID, _id: { $in: [...ids] } }, { projection: { _id: 1, name: 1 }, session }).toArray()
       return new Map(nodes.map((node) => [node._id, node.name]))
     },
 
     /** Everything below a folder, at any depth. Index user_ancestors. */
     subtree (userID: string, folderID: string): Promise<Array<Pick<LibraryNodeDocument, '_id' | 'kind' | 'ancestors'>>> {
-      return library.find({ userID, ancestors: folderID }, { projection: { _id: 1, kind: 1, ancestors: 1 } }).toArray()
+      return library.find({ userID, ancestors: folderID }, { projection: { _id: 1, kind: 1, ancestors: 1 }, session }).toArray()
     },
 
     /** Parent of every folder of the user: enough to walk up from any folder. Index user_kind. */
     async folderParents (userID: string): Promise<Map<string, string>> {
-      const folders = await library.find({ userID, kind: 'folder' }, { projection: { _id: 1, parentID: 1 } }).toArray()
+      const folders = await library.find({ userID, kind: 'folder' }, { projection: { _id: 1, parentID: 1 }, session }).toArray()
       return new Map(folders.map((folder) => [folder._id, folder.parentID]))
     },
 
     /** Renames a folder or flashcard; false when there is no such node. Throws NameTakenError on a sibling's name. */
     async rename (userID: string, id: string, kind: LibraryNodeDocument['kind'], name: string): Promise<boolean> {
-      const result = await perUser(userID, () => renaming(name, () => library.updateOne({ _id: id, userID, kind }, { $set: { name } })))
+      const result = await renaming(name, () => library.updateOne({ _id: id, userID, kind }, { $set: { name } }, inSession))
       return result.matchedCount === 1
     },
 
@@ -118,10 +105,11 @@ export function libraryRepository (db: Db) {
      * deleted it first. Throws NameTakenError on a new sibling's name.
      */
     async move (node: LibraryNodeDocument, parentID: string, ancestors: string[]): Promise<boolean> {
-      const result = await perUser(node.userID, () => renaming(node.name, () => library.updateOne(
+      const result = await renaming(node.name, () => library.updateOne(
         { _id: node._id, userID: node.userID, parentID: node.parentID },
-        { $set: { parentID, ancestors } }
-      )))
+        { $set: { parentID, ancestors } },
+        inSession
+      ))
       return result.matchedCount === 1
     },
 
@@ -131,32 +119,36 @@ export function libraryRepository (db: Db) {
       const operations: Array<AnyBulkWriteOperation<LibraryNodeDocument>> = changes.map(({ id, ancestors }) => ({
         updateOne: { filter: { _id: id, userID }, update: { $set: { ancestors } } }
       }))
-      await perUser(userID, () => library.bulkWrite(operations, { ordered: false }))
+      await library.bulkWrite(operations, { ordered: false, session })
     },
 
     /**
      * Every folder of the user, and the flashcards asked for: what a tree of
-     * those flashcards needs, in one round trip. Folders are few next to cards.
+     * those flashcards needs. Two queries side by side rather than one with
+     * $or, which the embedded database answers by scanning the collection.
+     * Indexes user_kind and _id.
      */
-    foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNode[]> {
-      return library.find(
-        { userID, $or: [{ kind: 'folder' }, { _id: { $in: [...flashcardIDs] } }] },
-        { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, ...oneBatch(MAX_LIBRARY_ANSWER) }
-      ).toArray()
+    async foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNode[]> {
+      const projection = { _id: 1, kind: 1, parentID: 1, name: 1 }
+      const [folders, flashcards] = await Promise.all([
+        library.find({ userID, kind: 'folder' }, { projection, ...oneBatch(MAX_LIBRARY_ANSWER), session }).toArray(),
+        library.find({ _id: { $in: [...flashcardIDs] }, userID }, { projection, ...oneBatch(flashcardIDs.length), session }).limit(flashcardIDs.length).toArray()
+      ])
+      return [...folders, ...flashcards]
     },
 
     async remove (userID: string, id: string): Promise<void> {
-      await library.deleteOne({ _id: id, userID })
+      await library.deleteOne({ _id: id, userID }, inSession)
     },
 
     /** Removes the nodes asked for; how many were there. */
     async removeMany (userID: string, ids: readonly string[]): Promise<number> {
       if (ids.length === 0) return 0
-      return (await library.deleteMany({ userID, _id: { $in: [...ids] } })).deletedCount
+      return (await library.deleteMany({ userID, _id: { $in: [...ids] } }, inSession)).deletedCount
     },
 
     allNodes (userID: string): Promise<LibraryNode[]> {
-      return library.find({ userID }, { projection: { _id: 1, kind: 1, parentID: 1, name: 1 } }).toArray()
+      return library.find({ userID }, { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, session }).toArray()
     }
   }
 }

@@ -1,29 +1,31 @@
-import type { Db } from 'mongodb'
+import type { ClientSession, Db } from 'mongodb'
 import { INDEXES } from './indexes.js'
 
-/** Every collection that may hold a user's documents: those the service declares and those the database has. */
-async function userCollections (db: Db): Promise<string[]> {
-  const names = new Set(Object.keys(INDEXES))
-  // a collection added later without an index of its own is not forgotten
-  for (const info of await db.listCollections({}, { nameOnly: true }).toArray()) {
-    if (!info.name.startsWith('system.')) names.add(info.name)
+/** Everything stored of one user, across collections: what deleting an account removes. */
+export function userDataRepository (db: Db, session?: ClientSession) {
+  return {
+    /**
+     * Every collection that may hold a user's documents: those the service
+     * declares and those the database has, so that a collection added later
+     * without an index of its own is not forgotten. Read outside any
+     * transaction: MongoDB does not list collections inside one.
+     */
+    async collections (): Promise<string[]> {
+      const names = new Set(Object.keys(INDEXES))
+      for (const info of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        if (!info.name.startsWith('system.')) names.add(info.name)
+      }
+      return [...names]
+    },
+
+    /** Removes every document of the user from `collections`, the account last. */
+    async removeAll (userID: string, collections: readonly string[]): Promise<void> {
+      for (const collection of collections) {
+        if (collection !== 'users') await db.collection(collection).deleteMany({ userID }, { session })
+      }
+      await db.collection<{ _id: string }>('users').deleteOne({ _id: userID }, { session })
+    }
   }
-  names.delete('users')
-  return [...names]
 }
 
-/**
- * Removes every document of a user, collection by collection, the account
- * last: an interrupted deletion leaves the account, so it can be run again.
- * Once the account is gone no new request is let in; a second sweep removes
- * what a request already in flight wrote meanwhile.
- */
-export async function deleteUserData (db: Db, userID: string): Promise<void> {
-  const collections = await userCollections(db)
-  const sweep = async (): Promise<void> => {
-    for (const collection of collections) await db.collection(collection).deleteMany({ userID })
-  }
-  await sweep()
-  await db.collection<{ _id: string }>('users').deleteOne({ _id: userID })
-  await sweep()
-}
+export type UserDataRepository = ReturnType<typeof userDataRepository>

@@ -1,6 +1,5 @@
-import { MongoServerError, type Db } from 'mongodb'
+import { MongoServerError, type ClientSession, type Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
-import { oneAtATime } from './one-at-a-time.js'
 
 export interface UserSettings {
   displayName: string
@@ -28,6 +27,10 @@ export interface UserDocument extends UserSettings {
   passwordHash: string
   totalXp: number
   studyDay?: StudyDay
+  /** how many reviews the account has recorded: orders the review log where instants tie */
+  reviewCount?: number
+  /** bumped by every transaction that changes the library, so that two of one user conflict (see lockForWrite) */
+  writes?: number
   createdAt: Date
 }
 
@@ -51,14 +54,14 @@ export function isDuplicateKey (error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000
 }
 
-export function usersRepository (db: Db) {
+export function usersRepository (db: Db, session?: ClientSession) {
   const users = db.collection<UserDocument>('users')
-  // FerretDB 1.24 writes an updated account back whole: two updates at once would lose one
-  const perUser = oneAtATime()
+  const inSession = { session }
+  const after = { returnDocument: 'after' as const, session }
   return {
     async insert (user: UserDocument): Promise<void> {
       try {
-        await users.insertOne(user)
+        await users.insertOne(user, inSession)
       } catch (error) {
         if (isDuplicateKey(error)) throw new EmailTakenError(user.email)
         throw error
@@ -66,72 +69,63 @@ export function usersRepository (db: Db) {
     },
 
     findByEmail (email: string): Promise<UserDocument | null> {
-      return users.findOne({ email: normaliseEmail(email) })
-    },
-
-    /** Adds XP atomically and returns the new total. */
-    async addXp (userID: string, xp: number): Promise<number> {
-      const user = await perUser(userID, () => users.findOneAndUpdate(
-        { _id: userID },
-        { $inc: { totalXp: xp } },
-        // no projection: FerretDB 1.24 does not implement one in findAndModify
-        { returnDocument: 'after' }
-      ))
-      return user?.totalXp ?? 0
+      return users.findOne({ email: normaliseEmail(email) }, inSession)
     },
 
     /**
-     * Adds a finished review's XP and counts it on its day, in one update;
-     * returns the new XP total. A review of a new day starts the day's count
-     * afresh; one of a day already past (a cut-off review finished late) only adds XP.
+     * Writes to the account inside a transaction, so that two transactions of
+     * one user that change the library conflict and one of them runs again,
+     * seeing what the other did: no flashcard lands in a folder deleted
+     * meanwhile, two moves cannot make a loop, and nothing is written for an
+     * account deleted meanwhile. False when the account is gone.
      */
-    async recordReview (userID: string, review: { day: LocalDay, start: Date, end: Date, wasNew: boolean, xp: number }): Promise<number> {
+    async lockForWrite (userID: string): Promise<boolean> {
+      return (await users.updateOne({ _id: userID }, { $inc: { writes: 1 } }, inSession)).matchedCount === 1
+    },
+
+    /**
+     * Adds a review's XP and counts it on its day, in one update on the common
+     * path; the account as it now is, or null when it is gone. A review of a
+     * new day starts the day's count afresh; one of a day before the counted
+     * one (the time zone moved back) only adds XP.
+     */
+    async recordReview (userID: string, review: { day: LocalDay, start: Date, end: Date, wasNew: boolean, xp: number }): Promise<UserDocument | null> {
       const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
-      const user = await perUser(userID, async () =>
-        await users.findOneAndUpdate(
-          { _id: userID, 'studyDay.day': review.day },
-          { $inc: { totalXp: review.xp, [counter]: 1 } },
-          { returnDocument: 'after' }
-        ) ??
-        await users.findOneAndUpdate(
-          { _id: userID, $or: [{ studyDay: { $exists: false } }, { 'studyDay.day': { $lt: review.day } }] },
-          {
-            $inc: { totalXp: review.xp },
-            $set: { studyDay: { day: review.day, start: review.start, end: review.end, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 } }
-          },
-          { returnDocument: 'after' }
-        ) ??
-        await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp } }, { returnDocument: 'after' })
-      )
-      return user?.totalXp ?? 0
+      const studyDay: StudyDay = { day: review.day, start: review.start, end: review.end, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 }
+      return await users.findOneAndUpdate(
+        { _id: userID, 'studyDay.day': review.day },
+        { $inc: { totalXp: review.xp, reviewCount: 1, [counter]: 1 } },
+        after
+      ) ?? await users.findOneAndUpdate(
+        // no day counted yet, or an earlier one ($not rather than $or, which would scan every account)
+        { _id: userID, 'studyDay.day': { $not: { $gte: review.day } } },
+        { $inc: { totalXp: review.xp, reviewCount: 1 }, $set: { studyDay } },
+        after
+      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp, reviewCount: 1 } }, after)
     },
 
     /** Takes a review back out of the XP total and, if it was made today, out of today's count. */
     async unrecordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }): Promise<number> {
       const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
-      const user = await perUser(userID, async () =>
-        await users.findOneAndUpdate(
-          { _id: userID, 'studyDay.day': review.day, [counter]: { $gt: 0 } },
-          { $inc: { totalXp: -review.xp, [counter]: -1 } },
-          { returnDocument: 'after' }
-        ) ??
-        await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: -review.xp } }, { returnDocument: 'after' })
-      )
+      const user = await users.findOneAndUpdate(
+        { _id: userID, 'studyDay.day': review.day, [counter]: { $gt: 0 } },
+        { $inc: { totalXp: -review.xp, [counter]: -1 } },
+        after
+      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: -review.xp } }, after)
       return user?.totalXp ?? 0
     },
 
     findById (userID: string): Promise<UserDocument | null> {
-      return users.findOne({ _id: userID })
+      return users.findOne({ _id: userID }, inSession)
     },
 
     /** Changes some settings and returns the account as it now is; null when it is gone. */
     updateSettings (userID: string, changes: Partial<UserSettings>): Promise<UserDocument | null> {
-      return perUser(userID, () => users.findOneAndUpdate(
-        { _id: userID },
-        { $set: changes },
-        // no projection: FerretDB 1.24 does not implement one in findAndModify
-        { returnDocument: 'after' }
-      ))
+      return users.findOneAndUpdate({ _id: userID }, { $set: changes }, after)
+    },
+
+    async remove (userID: string): Promise<void> {
+      await users.deleteOne({ _id: userID }, inSession)
     }
   }
 }

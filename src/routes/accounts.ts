@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
 import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
 import { InvalidTokenError } from '../plugins/auth.js'
-import { deleteUserData } from '../repositories/user-data.js'
 import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail, type UserSettings } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
 import { DeleteAccountBody, DeletedAccount, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
@@ -134,10 +134,21 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const account = request.account
     if (!await verifyPassword(request.body.password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
-    await deleteUserData(app.db, account._id)
+    await deleteAccount(app, account._id)
     request.log.info({ userID: account._id }, 'account deleted')
     return { deleted: 'true' as const }
   })
+}
+
+/**
+ * Removes the account and every document of it in one transaction. Its
+ * deletion of the account conflicts with any write of that user in flight
+ * (they all start by writing the account), which then finds it gone: nothing
+ * is left behind.
+ */
+export async function deleteAccount (app: FastifyInstance, userID: string): Promise<void> {
+  const collections = await app.repositories.userData.collections()
+  await app.transaction(async ({ userData }) => { await userData.removeAll(userID, collections) })
 }
 
 export function profileOf (user: UserDocument) {

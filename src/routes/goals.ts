@@ -71,7 +71,7 @@ export async function goalStatuses (app: FastifyInstance, user: UserDocument): P
     if (evaluated.status !== goal.status) settled.push(evaluated)
     views[goal.id] = goalView(evaluated, progressOf(evaluated, activity))
   }
-  await app.repositories.goals.settle(user._id, settled)
+  if (settled.length > 0) await app.transaction(async ({ goals }) => { await goals.settle(user._id, settled) })
   return views
 }
 
@@ -103,7 +103,8 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
       failDay: null
     }, activity, today)
     const { id, ...fields } = goal
-    await app.repositories.goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields })
+    // in the user's transaction: no goal is stored for an account deleted meanwhile
+    await app.userTransaction(user._id, async ({ goals }) => { await goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields }) })
     return reply.code(201).send({ goalID: id, goal: goalView(goal, progressOf(goal, activity)) })
   })
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { UserCalendar } from '../domain/calendar.js'
 import { treeJson } from '../domain/library-tree.js'
 import type { CardDocument } from '../repositories/cards.js'
-import { NameTakenError, TOP_LEVEL, type AncestorsChange, type LibraryNodeDocument } from '../repositories/library.js'
+import { NameTakenError, TOP_LEVEL, type AncestorsChange, type LibraryNodeDocument, type LibraryRepository } from '../repositories/library.js'
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
 import { MAX_FOLDER_DEPTH } from '../schemas/library.js'
@@ -15,6 +15,7 @@ import {
 import { LibraryTree } from '../schemas/study.js'
 import { RequestError } from '../plugins/errors.js'
 import { checkNames, checkRoom, newCards } from './library.js'
+import type { Repositories } from '../plugins/database.js'
 import { calendarOf, cardLeaf, cardLeaves, jsonText } from './wire.js'
 
 function noFolder (folderID: string): RequestError {
@@ -33,21 +34,21 @@ function nameTaken (name: string): RequestError {
   return new RequestError(409, `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
 }
 
-async function folderOf (app: FastifyInstance, userID: string, folderID: string): Promise<LibraryNodeDocument> {
-  const folder = await app.repositories.library.findFolder(userID, folderID)
+async function folderOf (library: LibraryRepository, userID: string, folderID: string): Promise<LibraryNodeDocument> {
+  const folder = await library.findFolder(userID, folderID)
   if (folder === null) throw noFolder(folderID)
   return folder
 }
 
-async function flashcardOf (app: FastifyInstance, userID: string, flashcardID: string): Promise<LibraryNodeDocument> {
-  const flashcard = await app.repositories.library.findFlashcard(userID, flashcardID)
+async function flashcardOf (library: LibraryRepository, userID: string, flashcardID: string): Promise<LibraryNodeDocument> {
+  const flashcard = await library.findFlashcard(userID, flashcardID)
   if (flashcard === null) throw noFlashcard(flashcardID)
   return flashcard
 }
 
 /** The names of the folders `ancestors` lists, from the top. */
-async function folderNames (app: FastifyInstance, userID: string, ancestors: readonly string[]): Promise<string[]> {
-  const names = await app.repositories.library.namesOf(userID, ancestors)
+async function folderNames (library: LibraryRepository, userID: string, ancestors: readonly string[]): Promise<string[]> {
+  const names = await library.namesOf(userID, ancestors)
   return ancestors.flatMap((id) => names.get(id) ?? [])
 }
 
@@ -58,11 +59,11 @@ function cardDetails (card: CardDocument, calendar: UserCalendar) {
 }
 
 /** Gives a folder or flashcard another name among the same siblings. */
-async function renameNode (app: FastifyInstance, node: LibraryNodeDocument, name: string): Promise<void> {
+async function renameNode (library: LibraryRepository, node: LibraryNodeDocument, name: string): Promise<void> {
   if (name === node.name) return
   let renamed: boolean
   try {
-    renamed = await app.repositories.library.rename(node.userID, node._id, node.kind, name)
+    renamed = await library.rename(node.userID, node._id, node.kind, name)
   } catch (error) {
     if (error instanceof NameTakenError) throw nameTaken(name)
     throw error
@@ -71,10 +72,10 @@ async function renameNode (app: FastifyInstance, node: LibraryNodeDocument, name
 }
 
 /** Hangs a folder or flashcard under another parent, unless a sibling there has its name. */
-async function moveNode (app: FastifyInstance, node: LibraryNodeDocument, parentID: string, ancestors: string[]): Promise<void> {
+async function moveNode (library: LibraryRepository, node: LibraryNodeDocument, parentID: string, ancestors: string[]): Promise<void> {
   let moved: boolean
   try {
-    moved = await app.repositories.library.move(node, parentID, ancestors)
+    moved = await library.move(node, parentID, ancestors)
   } catch (error) {
     if (error instanceof NameTakenError) throw nameTaken(node.name)
     throw error
@@ -91,30 +92,18 @@ function sameIds (a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, index) => id === b[index])
 }
 
-/** Whether climbing from `start` parent by parent reaches `target`; a loop met on the way ends the climb. */
-function climbsTo (parents: ReadonlyMap<string, string>, start: string, target: string): boolean {
-  const seen = new Set<string>()
-  for (let current = parents.has(start) ? start : undefined; current !== undefined && current !== TOP_LEVEL && !seen.has(current); current = parents.get(current)) {
-    if (current === target) return true
-    seen.add(current)
-  }
-  return false
-}
-
 /**
- * Moves a folder with everything below it. Without update pipelines (FerretDB
- * 1.24 has none) the subtree is read by its ancestors and each node gets its
- * new ancestors in one bulk write. The folder moves first, by compare-and-set:
- * should the bulk write fail, the same move sent again finds the folder in
- * place and rewrites only the ancestors still out of date.
+ * Moves a folder with everything below it, in the user's transaction: the
+ * folder and the new ancestors of every node below it change together. The
+ * transaction starts by writing the account, so a concurrent move (a into b
+ * while b goes into a) conflicts and runs again, and then sees the loop.
  */
-async function moveFolder (app: FastifyInstance, userID: string, folderID: string, parentID: string) {
-  const { library } = app.repositories
-  const folder = await folderOf(app, userID, folderID)
+async function moveFolder (library: LibraryRepository, userID: string, folderID: string, parentID: string) {
+  const folder = await folderOf(library, userID, folderID)
   let ancestors: string[] = []
   if (parentID !== TOP_LEVEL) {
     if (parentID === folderID) throw new RequestError(400, 'a folder cannot be moved into itself')
-    const parent = await folderOf(app, userID, parentID)
+    const parent = await folderOf(library, userID, parentID)
     if (parent.ancestors.includes(folderID)) throw new RequestError(400, 'a folder cannot be moved into one of its own subfolders')
     ancestors = [...parent.ancestors, parent._id]
   }
@@ -128,14 +117,8 @@ async function moveFolder (app: FastifyInstance, userID: string, folderID: strin
   }
 
   if (folder.parentID !== parentID) {
-    await checkRoom(app, userID, parentID, parentID)
-    await moveNode(app, folder, parentID, ancestors)
-    // two moves at once (a into b, b into a) can each pass the check above and together
-    // make a loop that would hide both folders; a move that sees one steps back
-    if (parentID !== TOP_LEVEL && climbsTo(await library.folderParents(userID), parentID, folderID)) {
-      await library.move({ ...folder, parentID, ancestors }, folder.parentID, folder.ancestors)
-      throw changedMeanwhile()
-    }
+    await checkRoom(library, userID, parentID, parentID)
+    await moveNode(library, folder, parentID, ancestors)
   }
 
   const changes: AncestorsChange[] = []
@@ -144,74 +127,46 @@ async function moveFolder (app: FastifyInstance, userID: string, folderID: strin
     if (!sameIds(moved, node.ancestors)) changes.push({ id: node._id, ancestors: moved })
   }
   await library.setAncestors(userID, changes)
-  return { folderID, path: [...await folderNames(app, userID, ancestors), folder.name] }
+  return { folderID, path: [...await folderNames(library, userID, ancestors), folder.name] }
 }
 
 /**
- * Deletes a folder with its subfolders, flashcards and cards; the review log
- * stays, for statistics and goals. Cards go before their flashcards and the
- * folder goes last, so an interrupted deletion leaves the folder to delete
- * again and no card without its flashcard.
+ * Deletes a folder with its subfolders, flashcards and cards, in one
+ * transaction; the review log stays, for statistics and goals.
  */
-async function deleteFolder (app: FastifyInstance, userID: string, folderID: string) {
-  const { library, cards } = app.repositories
-  await folderOf(app, userID, folderID)
-  const deleted = { folders: 1, flashcards: 0, cards: 0 }
-  const sweep = async (): Promise<void> => {
-    const below = await library.subtree(userID, folderID)
-    const flashcardIDs = below.filter((node) => node.kind === 'flashcard').map((node) => node._id)
-    deleted.cards += await cards.removeByFlashcards(userID, flashcardIDs)
-    await library.removeMany(userID, below.map((node) => node._id))
-    deleted.flashcards += flashcardIDs.length
-    deleted.folders += below.length - flashcardIDs.length
-  }
-  await sweep()
-  await library.remove(userID, folderID)
-  // what a request in flight put inside meanwhile goes too
-  await sweep()
+async function deleteFolder ({ library, cards }: Repositories, userID: string, folderID: string) {
+  await folderOf(library, userID, folderID)
+  const below = await library.subtree(userID, folderID)
+  const flashcardIDs = below.filter((node) => node.kind === 'flashcard').map((node) => node._id)
+  const deletedCards = await cards.removeByFlashcards(userID, flashcardIDs)
+  await library.removeMany(userID, [folderID, ...below.map((node) => node._id)])
   return {
     folderID,
-    folders: String(deleted.folders),
-    flashcards: String(deleted.flashcards),
-    cards: String(deleted.cards)
+    folders: String(1 + below.length - flashcardIDs.length),
+    flashcards: String(flashcardIDs.length),
+    cards: String(deletedCards)
   }
 }
 
-async function deleteFlashcard (app: FastifyInstance, userID: string, flashcardID: string) {
-  const { library, cards } = app.repositories
-  await flashcardOf(app, userID, flashcardID)
-  // cards first, as in deleteFolder; a second sweep takes cards added by a request in flight
-  let deleted = await cards.removeByFlashcards(userID, [flashcardID])
+async function deleteFlashcard ({ library, cards }: Repositories, userID: string, flashcardID: string) {
+  await flashcardOf(library, userID, flashcardID)
+  const deleted = await cards.removeByFlashcards(userID, [flashcardID])
   await library.remove(userID, flashcardID)
-  deleted += await cards.removeByFlashcards(userID, [flashcardID])
   return { flashcardID, cards: String(deleted) }
 }
 
-/** Adds new, never reviewed cards to a flashcard; all or nothing. */
-async function addCards (app: FastifyInstance, userID: string, flashcardID: string, texts: AddCardsBody['cards']) {
-  const { library, cards } = app.repositories
-  await flashcardOf(app, userID, flashcardID)
-  const documents = newCards(userID, flashcardID, texts, app.clock())
+/** Adds new, never reviewed cards to a flashcard, in one transaction: all or nothing. */
+async function addCards ({ library, cards }: Repositories, userID: string, flashcardID: string, texts: AddCardsBody['cards'], now: Date) {
+  await flashcardOf(library, userID, flashcardID)
+  const documents = newCards(userID, flashcardID, texts, now)
   // new cards come after the cards already there, even within one millisecond of them
   const last = await cards.lastCreatedOrder(userID, flashcardID)
   const first = documents[0]?.createdOrder ?? 0
   if (last !== null && first <= last) {
     for (const card of documents) card.createdOrder += last + 1 - first
   }
-  const cardIDs = documents.map((card) => card._id)
-  try {
-    await cards.insertMany(documents)
-  } catch (error) {
-    // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
-    await cards.removeCards(userID, flashcardID, cardIDs).catch(() => {})
-    throw error
-  }
-  // a flashcard deleted while the cards went in takes none of them
-  if (await library.findFlashcard(userID, flashcardID) === null) {
-    await cards.removeCards(userID, flashcardID, cardIDs)
-    throw noFlashcard(flashcardID)
-  }
-  return { cardIDs }
+  await cards.insertMany(documents)
+  return { cardIDs: documents.map((card) => card._id) }
 }
 
 async function editCard (app: FastifyInstance, user: UserDocument, request: Omit<EditCardBody, 'jwtToken'>) {
@@ -229,9 +184,9 @@ async function editCard (app: FastifyInstance, user: UserDocument, request: Omit
 }
 
 async function getFlashcard (app: FastifyInstance, user: UserDocument, flashcardID: string) {
-  const flashcard = await flashcardOf(app, user._id, flashcardID)
+  const flashcard = await flashcardOf(app.repositories.library, user._id, flashcardID)
   const [folder, cards] = await Promise.all([
-    folderNames(app, user._id, flashcard.ancestors),
+    folderNames(app.repositories.library, user._id, flashcard.ancestors),
     app.repositories.cards.byFlashcard(user._id, flashcardID)
   ])
   const calendar = calendarOf(user)
@@ -265,9 +220,11 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { folderID, name } = request.body
     checkNames([name])
-    const folder = await folderOf(app, request.account._id, folderID)
-    await renameNode(app, folder, name)
-    return { folderID, path: [...await folderNames(app, folder.userID, folder.ancestors), name] }
+    return await app.userTransaction(request.account._id, async ({ library }) => {
+      const folder = await folderOf(library, request.account._id, folderID)
+      await renameNode(library, folder, name)
+      return { folderID, path: [...await folderNames(library, folder.userID, folder.ancestors), name] }
+    })
   })
 
   app.post('/move-folder', {
@@ -281,7 +238,8 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request) => {
     const { folderID, parentID = TOP_LEVEL } = request.body
-    return await moveFolder(app, request.account._id, folderID, parentID)
+    const userID = request.account._id
+    return await app.userTransaction(userID, async ({ library }) => await moveFolder(library, userID, folderID, parentID))
   })
 
   app.post('/delete-folder', {
@@ -293,7 +251,10 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedFolder, 404: ErrorResponse, ...authenticatedErrors }
     },
     preHandler: app.authenticate
-  }, async (request) => await deleteFolder(app, request.account._id, request.body.folderID))
+  }, async (request) => {
+    const userID = request.account._id
+    return await app.userTransaction(userID, async (repositories) => await deleteFolder(repositories, userID, request.body.folderID))
+  })
 
   app.post('/get-flashcard', {
     schema: {
@@ -316,8 +277,10 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { flashcardID, name } = request.body
     checkNames([name])
-    await renameNode(app, await flashcardOf(app, request.account._id, flashcardID), name)
-    return { flashcardID, flashcardName: name }
+    return await app.userTransaction(request.account._id, async ({ library }) => {
+      await renameNode(library, await flashcardOf(library, request.account._id, flashcardID), name)
+      return { flashcardID, flashcardName: name }
+    })
   })
 
   app.post('/move-flashcard-set', {
@@ -331,13 +294,15 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const userID = request.account._id
     const { flashcardID, folderID } = request.body
-    const flashcard = await flashcardOf(app, userID, flashcardID)
-    const folder = await folderOf(app, userID, folderID)
-    if (flashcard.parentID !== folderID) {
-      await checkRoom(app, userID, folderID, folderID)
-      await moveNode(app, flashcard, folderID, [...folder.ancestors, folderID])
-    }
-    return { flashcardID, folderID, folder: [...await folderNames(app, userID, folder.ancestors), folder.name] }
+    return await app.userTransaction(userID, async ({ library }) => {
+      const flashcard = await flashcardOf(library, userID, flashcardID)
+      const folder = await folderOf(library, userID, folderID)
+      if (flashcard.parentID !== folderID) {
+        await checkRoom(library, userID, folderID, folderID)
+        await moveNode(library, flashcard, folderID, [...folder.ancestors, folderID])
+      }
+      return { flashcardID, folderID, folder: [...await folderNames(library, userID, folder.ancestors), folder.name] }
+    })
   })
 
   app.post('/delete-flashcard', {
@@ -349,7 +314,10 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedFlashcard, 404: ErrorResponse, ...authenticatedErrors }
     },
     preHandler: app.authenticate
-  }, async (request) => await deleteFlashcard(app, request.account._id, request.body.flashcardID))
+  }, async (request) => {
+    const userID = request.account._id
+    return await app.userTransaction(userID, async (repositories) => await deleteFlashcard(repositories, userID, request.body.flashcardID))
+  })
 
   app.post('/add-cards', {
     schema: {
@@ -361,7 +329,9 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request, reply) => {
     const { flashcardID, cards } = request.body
-    return reply.code(201).send(await addCards(app, request.account._id, flashcardID, cards))
+    const userID = request.account._id
+    const added = await app.userTransaction(userID, async (repositories) => await addCards(repositories, userID, flashcardID, cards, app.clock()))
+    return reply.code(201).send(added)
   })
 
   app.post('/edit-card', {

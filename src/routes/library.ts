@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { LibraryRepository } from '../repositories/library.js'
+import type { Repositories } from '../plugins/database.js'
 import { newId } from '../domain/ids.js'
 import { reservedNameProblem } from '../domain/names.js'
 import { newSchedule } from '../domain/scheduling.js'
@@ -22,61 +24,50 @@ export function describePath (path: readonly string[]): string {
 
 /**
  * Refuses one more folder or flashcard under a parent that holds MAX_CHILDREN
- * already (`where` names the parent for the message). The count is read before
- * the write, so requests racing for the last places may all pass: a bound on
- * growth, a few over at most, not an exact quota.
+ * already (`where` names the parent for the message). Read inside the user's
+ * transaction, so requests racing for the last place take turns.
  */
-export async function checkRoom (app: FastifyInstance, userID: string, parentID: string, where: string): Promise<void> {
-  if (await app.repositories.library.countChildren(userID, parentID, MAX_CHILDREN) < MAX_CHILDREN) return
+export async function checkRoom (library: LibraryRepository, userID: string, parentID: string, where: string): Promise<void> {
+  if (await library.countChildren(userID, parentID, MAX_CHILDREN) < MAX_CHILDREN) return
   throw new RequestError(409, parentID === TOP_LEVEL
     ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
     : `the folder ${where} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
 }
 
 /** The folder at `path`, or null; a flashcard on the way is not a folder. */
-export async function findFolder (app: FastifyInstance, userID: string, path: readonly string[]): Promise<LibraryNodeDocument | null> {
+export async function findFolder (library: LibraryRepository, userID: string, path: readonly string[]): Promise<LibraryNodeDocument | null> {
   let parentID = TOP_LEVEL
   let node: LibraryNodeDocument | null = null
   for (const name of path) {
-    node = await app.repositories.library.findChild(userID, parentID, name)
+    node = await library.findChild(userID, parentID, name)
     if (node === null || node.kind !== 'folder') return null
     parentID = node._id
   }
   return node
 }
 
-/**
- * Creates the folders of `path` that are missing. The unique index on
- * (user, parent, name) decides every race: of two requests creating one
- * folder, one inserts it and the other finds it.
- */
-async function createFolderPath (app: FastifyInstance, userID: string, path: readonly string[]): Promise<{ folder: LibraryNodeDocument, created: boolean }> {
+/** Creates the folders of `path` that are missing, inside the user's transaction. */
+async function createFolderPath (library: LibraryRepository, userID: string, path: readonly string[], now: Date): Promise<{ folder: LibraryNodeDocument, created: boolean }> {
   let parent: LibraryNodeDocument | null = null
   let created = false
   for (const [depth, name] of path.entries()) {
-    const parentID = parent?._id ?? TOP_LEVEL
-    let node = await app.repositories.library.findChild(userID, parentID, name)
+    const parentID: string = parent?._id ?? TOP_LEVEL
+    let node: LibraryNodeDocument | null = await library.findChild(userID, parentID, name)
     if (node === null) {
-      await checkRoom(app, userID, parentID, describePath(path.slice(0, depth)))
-      const candidate: LibraryNodeDocument = {
+      await checkRoom(library, userID, parentID, describePath(path.slice(0, depth)))
+      node = {
         _id: newId(),
         userID,
         kind: 'folder',
         parentID,
         name,
         ancestors: parent === null ? [] : [...parent.ancestors, parent._id],
-        createdAt: app.clock()
+        createdAt: now
       }
-      try {
-        await app.repositories.library.insert(candidate)
-        node = candidate
-        created = depth === path.length - 1
-      } catch (error) {
-        if (!(error instanceof NameTakenError)) throw error
-        node = await app.repositories.library.findChild(userID, parentID, name)
-      }
+      await library.insert(node)
+      created = depth === path.length - 1
     }
-    if (node === null || node.kind !== 'folder') {
+    if (node.kind !== 'folder') {
       throw new RequestError(409, `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
     }
     parent = node
@@ -91,43 +82,37 @@ export interface NewFlashcard {
   cards: ReadonlyArray<{ front: string, back: string }>
 }
 
-/** Creates a flashcard and its cards in an existing folder; all or nothing. */
+/** Creates a flashcard and its cards in an existing folder, in one transaction: all or nothing. */
 export async function createFlashcard (app: FastifyInstance, userID: string, flashcard: NewFlashcard): Promise<{ flashcardID: string, cardIDs: string[] }> {
   const { folder: path, flashcardName, description, cards } = flashcard
   checkNames([...path, flashcardName])
-  const folder = await findFolder(app, userID, path)
-  if (folder === null) throw new RequestError(404, `no folder ${describePath(path)}: create it first with create-folder`)
-
-  await checkRoom(app, userID, folder._id, describePath(path))
   const now = app.clock()
-  const flashcardID = newId()
-  try {
-    await app.repositories.library.insert({
-      _id: flashcardID,
-      userID,
-      kind: 'flashcard',
-      parentID: folder._id,
-      name: flashcardName,
-      ancestors: [...folder.ancestors, folder._id],
-      description,
-      createdAt: now
-    })
-  } catch (error) {
-    if (error instanceof NameTakenError) {
-      throw new RequestError(409, `${describePath([...path, flashcardName])} already exists`)
+  return await app.userTransaction(userID, async ({ library, cards: cardStore }: Repositories) => {
+    const folder = await findFolder(library, userID, path)
+    if (folder === null) throw new RequestError(404, `no folder ${describePath(path)}: create it first with create-folder`)
+    await checkRoom(library, userID, folder._id, describePath(path))
+    const flashcardID = newId()
+    try {
+      await library.insert({
+        _id: flashcardID,
+        userID,
+        kind: 'flashcard',
+        parentID: folder._id,
+        name: flashcardName,
+        ancestors: [...folder.ancestors, folder._id],
+        description,
+        createdAt: now
+      })
+    } catch (error) {
+      if (error instanceof NameTakenError) {
+        throw new RequestError(409, `${describePath([...path, flashcardName])} already exists`)
+      }
+      throw error
     }
-    throw error
-  }
-  const documents = newCards(userID, flashcardID, cards, now)
-  try {
-    await app.repositories.cards.insertMany(documents)
-  } catch (error) {
-    // no transactions on every server we run on: undo by hand, so a failed request leaves nothing behind
-    await app.repositories.cards.removeByFlashcard(userID, flashcardID).catch(() => {})
-    await app.repositories.library.remove(userID, flashcardID).catch(() => {})
-    throw error
-  }
-  return { flashcardID, cardIDs: documents.map((card) => card._id) }
+    const documents = newCards(userID, flashcardID, cards, now)
+    await cardStore.insertMany(documents)
+    return { flashcardID, cardIDs: documents.map((card) => card._id) }
+  })
 }
 
 /** Card documents for new, never reviewed cards, in the order given. */
@@ -159,7 +144,8 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { path } = request.body
     checkNames(path)
-    const { folder, created } = await createFolderPath(app, request.account._id, path)
+    const userID = request.account._id
+    const { folder, created } = await app.userTransaction(userID, async ({ library }) => await createFolderPath(library, userID, path, app.clock()))
     if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
     return reply.code(201).send({ folderID: folder._id, path })
   })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { addDays, formatDay, userDay, type LocalDay } from '../domain/calendar.js'
 import type { DayActivity } from '../domain/goals.js'
-import { reviewStatus, sameSchedule } from '../domain/scheduling.js'
+import { reviewStatus } from '../domain/scheduling.js'
 import { HEATMAP_DAYS, heatmapStart, statsOf, streakOf } from '../domain/stats.js'
 import type { UserDocument } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
@@ -11,40 +11,28 @@ import { calendarOf, displayDay } from './wire.js'
 import { RequestError } from '../plugins/errors.js'
 
 /**
- * Takes back the user's last finished review: the card gets the schedule it
- * had before, the review leaves the log and its XP leaves the total.
- *
- * Without transactions, the card is the arbiter: it is restored by
- * compare-and-set, only while it still holds what that review left
- * (lastReviewID and version), so a newer review or a concurrent undo makes
- * this one fail with 409 and change nothing. The log entry goes after the
- * card, and the XP only with a deletion that succeeded, so it is taken back
- * once. An undo cut off after the card was restored is finished by the next
- * call: the card then holds the review's `before` and the log still has it.
- * A card deleted since keeps nothing to restore; its review still goes, so
- * undo can walk back past it.
+ * Takes back the user's last review, in one transaction: the card gets the
+ * schedule it had before, the review leaves the log and its XP leaves the
+ * total. Only while the card still holds what that review left: a card
+ * changed since (reviewed again, or the review undone by a concurrent call)
+ * answers 409 and nothing changes. A card deleted since keeps nothing to
+ * restore; its review still goes, so undo can walk back past it.
  */
 export async function undoLastReview (app: FastifyInstance, user: UserDocument) {
-  const { reviews, cards, users } = app.repositories
-  const review = await reviews.lastDone(user._id)
-  if (review === null) throw new RequestError(404, 'there is no review to undo')
-
-  const card = await cards.findById(user._id, review.cardID)
-  if (card !== null) {
-    // the review before this one on the card becomes its last again, so that one can be undone next
-    const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
-    const changed = new RequestError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
-    if (card.lastReviewID === review.reviewID) {
-      if (!await cards.restoreSchedule(card, review.before, previousID)) throw changed
-    } else if (card.lastReviewID !== previousID || !sameSchedule(card, review.before)) {
-      throw changed
+  const { review, card, totalXp } = await app.transaction(async ({ reviews, cards, users }) => {
+    const review = await reviews.lastDone(user._id)
+    if (review === null) throw new RequestError(404, 'there is no review to undo')
+    const card = await cards.findById(user._id, review.cardID)
+    if (card !== null) {
+      // the review before this one on the card becomes its last again, so that one can be undone next
+      const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
+      if (card.lastReviewID !== review.reviewID || !await cards.restoreSchedule(card, review.before, previousID)) {
+        throw new RequestError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
+      }
     }
-  }
-
-  const totalXp = await reviews.remove(review._id)
-    ? await users.unrecordReview(user._id, review)
-    // a concurrent undo of the same review removed it and took its XP
-    : (await users.findById(user._id))?.totalXp ?? 0
+    if (!await reviews.remove(review._id)) throw new Error(`review ${review._id} vanished inside its undo's transaction`)
+    return { review, card, totalXp: await users.unrecordReview(user._id, review) }
+  })
   const calendar = calendarOf(user)
   return {
     cardID: review.cardID,
