@@ -100,7 +100,7 @@ test('the embedded database killed (SIGKILL) in a burst of writes: restarted, no
   const cardIDs = flashcards.flatMap((flashcard) => flashcard.cardIDs)
   t.equal(await app.db.collection('cards').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'with every card')
   // a flashcard whose answer was lost is stored whole or not at all
-  const storedIDs = (await app.db.collection('library').find({ kind: 'flashcard' }).toArray()).map((node) => node._id)
+  const storedIDs = (await app.db.collection<{ _id: string }>('library').find({ kind: 'flashcard' }).toArray()).map((node) => node._id)
   t.equal(await app.db.collection('cards').countDocuments({ flashcardID: { $nin: storedIDs } }), 0, 'no card without its flashcard')
   for (const flashcardID of storedIDs) {
     if (flashcardID === deck.flashcardID) continue

@@ -86,8 +86,7 @@ test('the database stops mid-run: 503 within a second, not ready, and back by it
   }
   const clients = Array.from({ length: 8 }, client)
 
-  // FerretDB stops by refusing new connections, serving the open ones for a few seconds,
-  // then closing them: the database is gone when the driver sees its connections close
+  // the database is gone when the driver sees its connections close
   let gone = Infinity
   app.databaseClient.on('serverDescriptionChanged', (event) => {
     if (event.newDescription.type === 'Unknown' && gone === Infinity) gone = Date.now()

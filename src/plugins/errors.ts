@@ -36,7 +36,8 @@ export default fp(async function errors (app) {
     if (status === 503) {
       // an outage or overload, not a bug: logged once per request at warn level, so that
       // shedding load does not add an error report to every request it turns away
-      request.log.warn({ err: error }, 'service unavailable')
+      if (error instanceof RequestError) request.log.warn({ reason: error.message }, 'service unavailable')
+      else request.log.warn({ err: error }, 'service unavailable')
       if (!reply.hasHeader('retry-after')) void reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
       return reply.code(503).send({ error: 'service unavailable, try again shortly', requestId: request.id })
     }
@@ -64,9 +65,7 @@ export function isDatabaseUnavailable (error: Error): boolean {
   // a bulk write (insertMany) cut off by a lost connection wraps the network error it met
   if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse)
   if (error instanceof MongoServerError) {
-    return (typeof error.code === 'number' && TRANSIENT_SERVER_CODES.has(error.code)) ||
-      // FerretDB stopping cancels the queries it is running: InternalError "context canceled"
-      (error.code === 1 && /context canceled/.test(error.message))
+    return typeof error.code === 'number' && TRANSIENT_SERVER_CODES.has(error.code)
   }
   return error instanceof MongoNetworkError || // a lost connection, a socket time-out, a cleared pool
     error instanceof MongoServerSelectionError || // no server reachable in time
