@@ -38,7 +38,7 @@ export interface SecurityOptions {
 export interface LoadShedding {
   /** mean event-loop delay (ms) over a sample above which requests are turned away */
   maxEventLoopDelayMs: number
-  /** share of a sample the event loop was busy (0-1) above which requests are turned away */
+  /** share of a sample the event loop was busy (0-1) above which requests are turned away; 0: never */
   maxEventLoopUtilization: number
   /** how often the load is measured (ms) */
   sampleIntervalMs: number
@@ -48,7 +48,10 @@ export interface LoadShedding {
 
 export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
   maxEventLoopDelayMs: 1000,
-  maxEventLoopUtilization: 0.98,
+  // off: a loop kept busy serving requests at a good pace is not overloaded, and the
+  // 503s themselves keep it busy while clients send again at once, so a limit on the
+  // busy share turned a saturated service into one that answered almost nothing but 503
+  maxEventLoopUtilization: 0,
   sampleIntervalMs: 1000,
   retryAfterSeconds: 5
 }
