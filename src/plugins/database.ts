@@ -238,8 +238,15 @@ export default fp<DatabaseOptions>(async function database (app, options) {
 
   // every call is timed for the Server-Timing header (plugins/timing.ts)
   const db = timedDatabase(client.db(databaseName(options.url)))
-  await checkTransactions(db)
-  await ensureIndexes(db)
+  try {
+    await checkTransactions(db)
+    await ensureIndexes(db)
+  } catch (error) {
+    // the app never becomes ready, so its onClose hooks would not run
+    await stopWatching()
+    await client.close()
+    throw error
+  }
 
   app.decorate('db', db)
   app.decorate('databaseClient', client)
