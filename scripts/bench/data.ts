@@ -1,66 +1,141 @@
-// Synthetic users for the benchmark. Accounts are registered through the
-// service, so passwords, tokens and settings are what real use makes; their
-// libraries, cards, review logs and goals are then written straight into the
-// collections in the repositories' own document shapes, because creating
-// 100,000 cards through the API would take longer than the benchmark itself.
+// The benchmark's data: 100 users of 10,000 cards (one of them measured) and
+// one user of 100 cards. Accounts are registered through the service, so
+// passwords and settings are what real use makes; libraries, cards, review
+// logs and goals are written straight into the collections in the documents
+// the service itself writes (see the types imported below), because a million
+// cards through the API would take hours. Insertion goes round the users one
+// flashcard at a time, so that a user's cards lie scattered through the
+// collection as they do once many people use the service.
 import type { FastifyInstance } from 'fastify'
 import type { Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb'
-import { addDays, dayOf, formatDay, startOfDay, userDay, type LocalDay, type UserCalendar } from '../../src/domain/calendar.js'
+import { addDays, dayOf, displayDayOf, startOfDay, userDay, type LocalDay, type UserCalendar } from '../../src/domain/calendar.js'
 import type { GoalStatus, GoalType } from '../../src/domain/goals.js'
 import { newId } from '../../src/domain/ids.js'
+import { TOP_LEVEL } from '../../src/domain/library-tree.js'
 import { CardState, newSchedule, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../../src/domain/scheduling.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { GoalDocument } from '../../src/repositories/goals.js'
 import type { LibraryNodeDocument } from '../../src/repositories/library.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
-import type { UserDocument } from '../../src/repositories/users.js'
+import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
+import { newCards } from '../../src/routes/library.js'
 
-const HOUR = 60 * 60 * 1000
+/** Bump whenever what is generated changes: a kept data directory of another version is built again. */
+export const DATA_VERSION = 1
+/**
+ * Cards not due yet fall due from this many days after seeding on, and goals
+ * in progress end later still: until then every run sees the same cards due
+ * today and the same goals. Older data is built again.
+ */
+export const DATA_DAYS_VALID = 30
+
+/** Where the seeding's facts are kept, in the benchmark's own database next to the service's collections. */
+export const MARKER_COLLECTION = 'benchmark'
+export const PASSWORD = 'bench-password-not-a-secret'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 const BATCH = 1000
-const CALENDAR: UserCalendar = { timezone: 'UTC', dayStartHour: 4 }
-const PASSWORD = 'bench-password-not-secret'
+
+interface GoalPlan { type: GoalType, target: number, startBack: number, endAhead: number, status: GoalStatus }
 
 export interface UserProfile {
   label: string
+  email: string
+  timezone: string
   cards: number
-  /** review cards due before the end of today; every other card is due later or new */
-  dueToday: number
-  /** never reviewed cards (new cards are due at once, so the big users have none) */
+  /** learning, relearning and review cards due when the data is made: they stay due */
+  due: number
+  /** never reviewed: the cards of the newest flashcards */
   newCards: number
   /** folders per level: top-level folders, children of each, grandchildren of each */
   folderShape: readonly number[]
+  /** each holds cards / flashcards cards, in the deepest folders */
   flashcards: number
-  /** review log: this many days back from yesterday, this many reviews a day */
+  /** the review log: this many days up to yesterday, this many reviews a day */
   historyDays: number
-  historyPerDay: number
-  goals: number
-  /** the big users' daily limits are raised so that every due card is shown */
-  raisedLimits: boolean
+  historyReviewsPerDay: number
+  goals: readonly GoalPlan[]
+  /** changed through update-settings after registering */
+  settings?: { reviewsPerDay?: number, newCardsPerDay?: number }
 }
 
-export const BIG_USERS: readonly UserProfile[] = [
-  { label: '10k', cards: 10_000, dueToday: 500, newCards: 0, folderShape: [5, 4, 4], flashcards: 500, historyDays: 60, historyPerDay: 50, goals: 10, raisedLimits: true },
-  { label: '100k', cards: 100_000, dueToday: 500, newCards: 0, folderShape: [5, 4, 4], flashcards: 500, historyDays: 60, historyPerDay: 50, goals: 10, raisedLimits: true }
+// targets out of reach and end days past DATA_DAYS_VALID: these goals stay in progress, so every call recomputes them
+const GOALS_IN_PROGRESS: readonly GoalPlan[] = [
+  { type: 'Card', target: 50_000, startBack: 20, endAhead: 60, status: 'in progress' },
+  { type: 'XP', target: 500_000, startBack: 10, endAhead: 90, status: 'in progress' }
 ]
 
-/** Neighbours in the same collections: the big users' queries must skip their documents. */
-export const OTHER_USERS: readonly UserProfile[] = [1, 2, 3, 4].map((n) => ({
-  label: `other ${n}`, cards: 3000, dueToday: 150, newCards: 300, folderShape: [4, 3], flashcards: 60, historyDays: 30, historyPerDay: 20, goals: 3, raisedLimits: false
-}))
-
-export interface CardRef { flashcardID: string, cardID: string }
-
-export interface GeneratedUser {
-  profile: UserProfile
-  userID: string
-  jwtToken: string
-  /** review cards due after today: reviewing them with good or easy keeps today's cards as they are */
-  laterCards: CardRef[]
-  counts: { folders: number, flashcards: number, cards: number, reviews: number, goals: number }
+/** The measured user: 500 cards due, 1,500 new, the rest due over the coming months. */
+export const BIG_USER: UserProfile = {
+  label: 'big',
+  email: 'bench-big@example.com',
+  timezone: 'Europe/Berlin',
+  cards: 10_000,
+  due: 500,
+  newCards: 1500,
+  folderShape: [4, 3, 2],
+  flashcards: 100,
+  historyDays: 60,
+  historyReviewsPerDay: 40,
+  goals: [
+    ...GOALS_IN_PROGRESS,
+    { type: 'Card', target: 5000, startBack: 5, endAhead: 45, status: 'in progress' },
+    { type: 'XP', target: 100_000, startBack: 3, endAhead: 120, status: 'in progress' },
+    { type: 'Card', target: 100, startBack: 50, endAhead: -40, status: 'completed' },
+    { type: 'XP', target: 1_000_000, startBack: 45, endAhead: -35, status: 'failed' }
+  ],
+  // all 500 due cards in one answer (the default shows 200 a day)
+  settings: { reviewsPerDay: 9999 }
 }
 
-// A small seeded generator: the same profile gives the same data on every run
+export const SMALL_USER: UserProfile = {
+  label: 'small',
+  email: 'bench-small@example.com',
+  timezone: 'UTC',
+  cards: 100,
+  due: 10,
+  newCards: 20,
+  folderShape: [2, 2],
+  flashcards: 5,
+  historyDays: 20,
+  historyReviewsPerDay: 8,
+  goals: [
+    { type: 'Card', target: 500, startBack: 10, endAhead: 50, status: 'in progress' },
+    { type: 'XP', target: 5000, startBack: 5, endAhead: 60, status: 'in progress' }
+  ]
+}
+
+/** Cards in today's answer: the due ones and the day's new ones (newCardsPerDay, 20 by default). */
+export function expectedTodayCards (profile: UserProfile): number {
+  return profile.due + Math.min(profile.newCards, profile.settings?.newCardsPerDay ?? 20)
+}
+
+/** The 99 other users with 10,000 cards: their documents lie between the measured users' ones. */
+function otherUsers (count: number): UserProfile[] {
+  return Array.from({ length: count }, (_, n) => ({
+    label: `other-${n + 1}`,
+    email: `bench-other-${n + 1}@example.com`,
+    timezone: ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Tokyo'][n % 4] as string,
+    cards: 10_000,
+    due: 100 + (n * 37) % 600,
+    newCards: 500 + (n * 113) % 2500,
+    folderShape: [4, 3, 2],
+    flashcards: 100,
+    historyDays: 30,
+    historyReviewsPerDay: 10 + n % 40,
+    goals: GOALS_IN_PROGRESS
+  }))
+}
+
+/** Every user of the bench database, the measured one in the middle of the insertion order. */
+export function benchUsers (): UserProfile[] {
+  const others = otherUsers(99)
+  return [...others.slice(0, 50), BIG_USER, ...others.slice(50), SMALL_USER]
+}
+
+// A small seeded generator: the same profile gives the same shapes on every build
 function randomSource (seed: string): () => number {
   let state = 0
   for (const char of seed) state = (Math.imul(state, 31) + char.charCodeAt(0)) | 0
@@ -72,23 +147,32 @@ function randomSource (seed: string): () => number {
   }
 }
 
-/** Inserts documents in batches as they are produced, so 100,000 cards never sit in memory at once. */
+/** insertMany in batches, the next batch generated while the last one is written. */
 class BatchWriter<T extends Document> {
-  private pending: Array<OptionalUnlessRequiredId<T>> = []
+  private batch: Array<OptionalUnlessRequiredId<T>> = []
+  private inFlight: Promise<unknown> = Promise.resolve()
   count = 0
   constructor (private readonly collection: Collection<T>) {}
 
-  async add (document: OptionalUnlessRequiredId<T>): Promise<void> {
-    this.pending.push(document)
-    if (this.pending.length >= BATCH) await this.flush()
+  async add (documents: ReadonlyArray<OptionalUnlessRequiredId<T>>): Promise<void> {
+    this.batch.push(...documents)
+    if (this.batch.length >= BATCH) await this.send()
   }
 
-  async flush (): Promise<void> {
-    if (this.pending.length === 0) return
-    const batch = this.pending
-    this.pending = []
-    await this.collection.insertMany(batch, { ordered: false })
+  private async send (): Promise<void> {
+    const batch = this.batch
+    this.batch = []
+    await this.inFlight
+    const sending = this.collection.insertMany(batch, { ordered: false })
+    // awaited by the next send or by finish; until then a failure must not count as unhandled
+    sending.catch(() => {})
+    this.inFlight = sending
     this.count += batch.length
+  }
+
+  async finish (): Promise<void> {
+    if (this.batch.length > 0) await this.send()
+    await this.inFlight
   }
 }
 
@@ -96,7 +180,7 @@ const TOP_NAMES = ['Languages', 'Sciences', 'History', 'Mathematics', 'Música y
 
 function libraryOf (userID: string, profile: UserProfile, createdAt: Date): { folders: LibraryNodeDocument[], flashcards: LibraryNodeDocument[] } {
   const folders: LibraryNodeDocument[] = []
-  // outline numbers ('2.3') keep names unique among siblings and readable in the output
+  // outline numbers ('2.3') keep names unique among siblings
   const numbers = new Map<string, string>()
   let level: LibraryNodeDocument[] = []
   for (const [depth, count] of profile.folderShape.entries()) {
@@ -109,7 +193,7 @@ function libraryOf (userID: string, profile: UserProfile, createdAt: Date): { fo
           _id: newId(),
           userID,
           kind: 'folder',
-          parentID: parent?._id ?? '',
+          parentID: parent?._id ?? TOP_LEVEL,
           name: parent === null ? TOP_NAMES[n] ?? `Subject ${number}` : `${depth === 1 ? 'Topic' : 'Unit'} ${number}`,
           ancestors: parent === null ? [] : [...parent.ancestors, parent._id],
           createdAt
@@ -120,7 +204,6 @@ function libraryOf (userID: string, profile: UserProfile, createdAt: Date): { fo
       }
     }
   }
-  // flashcards live in the deepest folders, so every card sits three levels down
   const flashcards = Array.from({ length: profile.flashcards }, (_, f): LibraryNodeDocument => {
     const folder = level[f % level.length] as LibraryNodeDocument
     return {
@@ -130,22 +213,11 @@ function libraryOf (userID: string, profile: UserProfile, createdAt: Date): { fo
       parentID: folder._id,
       name: `Set ${f + 1}`,
       ancestors: [...folder.ancestors, folder._id],
-      description: `Benchmark flashcard ${f + 1}`,
+      description: `Flashcard ${f + 1} of ${folder.name}`,
       createdAt
     }
   })
   return { folders, flashcards }
-}
-
-type Role = 'due' | 'later' | 'new'
-
-/** Which cards are due today: spread evenly, so every flashcard holds some and the tree is as wide as it gets. */
-function rolesOf (profile: UserProfile): (index: number) => Role {
-  const due = new Set<number>()
-  const step = profile.cards / profile.dueToday
-  for (let k = 0; k < profile.dueToday; k++) due.add(Math.floor(k * step) + (k * 7) % Math.max(1, Math.floor(step)))
-  const newStride = profile.newCards > 0 ? Math.floor(profile.cards / profile.newCards) : 0
-  return (index) => due.has(index) ? 'due' : newStride > 0 && index % newStride === 1 ? 'new' : 'later'
 }
 
 function reviewedSchedule (random: () => number, lastReview: Date, due: Date): CardSchedule {
@@ -164,19 +236,23 @@ function reviewedSchedule (random: () => number, lastReview: Date, due: Date): C
   }
 }
 
-function cardSchedule (role: Role, random: () => number, now: Date, endOfToday: Date, createdAt: Date): CardSchedule {
-  if (role === 'new') return newSchedule(createdAt)
-  if (role === 'due') {
-    // overdue by an hour to a month: due before the end of today whenever the run happens
-    const due = new Date(now.getTime() - HOUR - random() * 30 * DAY)
-    const interval = 1 + Math.floor(random() * 60)
-    return reviewedSchedule(random, new Date(due.getTime() - interval * DAY), due)
+/** A card in (re)learning, due within the day it was last seen. */
+function learningSchedule (random: () => number, due: Date, relearning: boolean): CardSchedule {
+  return {
+    state: relearning ? CardState.Relearning : CardState.Learning,
+    due,
+    stability: relearning ? 2 + random() * 5 : 0.5 + random(),
+    difficulty: 4 + random() * 4,
+    elapsedDays: 0,
+    scheduledDays: 0,
+    learningSteps: 1,
+    reps: relearning ? 5 + Math.floor(random() * 10) : 1,
+    lapses: relearning ? 1 + Math.floor(random() * 2) : 0,
+    lastReview: new Date(due.getTime() - 10 * MINUTE)
   }
-  // due from a day after today's end onwards: still not due should the day turn over mid-run
-  const due = new Date(endOfToday.getTime() + DAY + random() * 120 * DAY)
-  const interval = Math.ceil((due.getTime() - now.getTime()) / DAY) + 1 + Math.floor(random() * 30)
-  return reviewedSchedule(random, new Date(due.getTime() - interval * DAY), due)
 }
+
+type Role = 'due' | 'later' | 'new'
 
 const RATING_MIX: ReadonlyArray<[Rating, number]> = [['again', 0.1], ['hard', 0.25], ['good', 0.85], ['easy', 1]]
 
@@ -185,166 +261,231 @@ function ratingOf (random: () => number): Rating {
   return RATING_MIX.find(([, upTo]) => roll < upTo)?.[0] ?? 'good'
 }
 
-interface GoalPlan { type: GoalType, target: number, startBack: number, endAhead: number, status: GoalStatus }
+/** A card the history's reviews can name. */
+interface ReviewedCard { cardID: string, flashcardID: string, createdAt: Date }
 
-/** Mostly goals still in progress (recomputed by every call), and one of each final status. */
-function goalPlans (count: number): GoalPlan[] {
-  const plans: GoalPlan[] = []
-  for (let n = 0; n < count; n++) {
-    const type: GoalType = n % 2 === 0 ? 'Card' : 'XP'
-    if (count >= 5 && n === count - 2) plans.push({ type: 'Card', target: 100, startBack: 50, endAhead: -40, status: 'completed' })
-    else if (count >= 5 && n === count - 1) plans.push({ type: 'XP', target: 1_000_000, startBack: 45, endAhead: -35, status: 'failed' })
-    // targets out of reach for the run, so no goal settles while it is measured
-    else plans.push({ type, target: type === 'Card' ? 50_000 : 500_000, startBack: 5 + 3 * n, endAhead: 7 + 5 * n, status: 'in progress' })
+/** One user being generated: its library, then its cards one flashcard at a time, then its log. */
+class UserData {
+  readonly random: () => number
+  readonly calendar: UserCalendar
+  readonly folders: LibraryNodeDocument[]
+  readonly flashcards: LibraryNodeDocument[]
+  readonly sample: ReviewedCard[] = []
+  private nextFlashcard = 0
+  totalXp = 0
+  reviewCount = 0
+  studyDay: StudyDay | undefined
+  /** the user's XP before each day of the log: what a goal started that day records */
+  readonly xpBefore = new Map<LocalDay, number>()
+
+  constructor (readonly profile: UserProfile, readonly userID: string, readonly now: Date) {
+    this.random = randomSource(profile.label)
+    this.calendar = { timezone: profile.timezone, dayStartHour: 4 }
+    ;({ folders: this.folders, flashcards: this.flashcards } = libraryOf(userID, profile, new Date(now.getTime() - 400 * DAY)))
   }
-  return plans
-}
 
-async function register (app: FastifyInstance, profile: UserProfile, runTag: string): Promise<{ userID: string, jwtToken: string }> {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/register',
-    payload: {
-      email: `bench-${profile.label.replace(/\W+/g, '-')}-${runTag}@example.com`,
-      password: PASSWORD,
-      displayName: `Benchmark ${profile.label}`,
-      timezone: CALENDAR.timezone
-    }
-  })
-  if (response.statusCode !== 201) throw new Error(`register ${profile.label}: ${response.statusCode} ${response.body}`)
-  return response.json()
-}
-
-async function generateUser (app: FastifyInstance, db: Db, profile: UserProfile, now: Date, runTag: string): Promise<GeneratedUser> {
-  const { userID, jwtToken } = await register(app, profile, runTag)
-  const random = randomSource(profile.label)
-  const today = userDay(now, CALENDAR)
-  const libraryCreated = new Date(now.getTime() - 400 * DAY)
-
-  const { folders, flashcards } = libraryOf(userID, profile, libraryCreated)
-  const library = new BatchWriter(db.collection<LibraryNodeDocument>('library'))
-  for (const node of [...folders, ...flashcards]) await library.add(node)
-  await library.flush()
-
-  const roleOf = rolesOf(profile)
-  const cards = new BatchWriter(db.collection<CardDocument>('cards'))
-  const laterCards: CardRef[] = []
-  for (let index = 0; index < profile.cards; index++) {
-    // consecutive cards share a flashcard, as cards created together do
-    const flashcard = flashcards[Math.floor(index * profile.flashcards / profile.cards)] as LibraryNodeDocument
-    const role = roleOf(index)
-    const createdAt = new Date(libraryCreated.getTime() + index * 1000)
-    const card: CardDocument = {
-      _id: newId(),
-      userID,
-      flashcardID: flashcard._id,
-      front: `Term ${index + 1} of ${flashcard.name}`,
-      back: `The meaning of term ${index + 1}, as a learner would write it on the back of the card`,
-      ...cardSchedule(role, random, now, today.end, createdAt),
-      isNew: role === 'new',
-      createdOrder: createdAt.getTime() * 1000,
-      createdAt,
-      version: 0,
-      lastReviewID: null
-    }
-    if (role === 'later') laterCards.push({ flashcardID: card.flashcardID, cardID: card._id })
-    await cards.add(card)
+  get done (): boolean {
+    return this.nextFlashcard >= this.flashcards.length
   }
-  await cards.flush()
 
-  // a past review log (nothing today yet): what update-goal-status and today's counts read
-  const reviews = new BatchWriter(db.collection<ReviewDocument>('reviews'))
-  const xpBefore = new Map<LocalDay, number>()
-  let totalXp = 0
-  for (let back = profile.historyDays; back >= 1; back--) {
-    const day = addDays(today.day, -back)
-    xpBefore.set(day, totalXp)
-    const dayStart = startOfDay(day, CALENDAR).getTime()
-    for (let n = 0; n < profile.historyPerDay; n++) {
-      const reviewedAt = new Date(dayStart + (n / profile.historyPerDay) * 20 * HOUR)
-      const card = laterCards[Math.floor(random() * laterCards.length)] as CardRef
-      const before = reviewedSchedule(random, new Date(reviewedAt.getTime() - 10 * DAY), new Date(reviewedAt.getTime() - random() * DAY))
+  private roleOf (index: number): Role {
+    const reviewed = this.profile.cards - this.profile.newCards
+    if (index >= reviewed) return 'new'
+    // the due cards spread evenly, so that they hang in every part of the tree
+    return Math.floor((index + 1) * this.profile.due / reviewed) > Math.floor(index * this.profile.due / reviewed) ? 'due' : 'later'
+  }
+
+  private scheduleOf (role: Role, index: number): CardSchedule {
+    const { random, now } = this
+    if (role === 'due') {
+      // one in ten in (re)learning, due within the last hours; the others overdue by up to a month
+      if (index % 10 === 0) return learningSchedule(random, new Date(now.getTime() - HOUR - random() * 5 * HOUR), index % 20 === 0)
+      const due = new Date(now.getTime() - HOUR - random() * 30 * DAY)
+      return reviewedSchedule(random, new Date(due.getTime() - (1 + Math.floor(random() * 60)) * DAY), due)
+    }
+    const due = new Date(now.getTime() + (DATA_DAYS_VALID + 2) * DAY + random() * 150 * DAY)
+    return reviewedSchedule(random, new Date(now.getTime() - (1 + Math.floor(random() * 60)) * DAY), due)
+  }
+
+  /** The next flashcard's cards, as create-flashcard writes them, with the schedules their reviews left. */
+  nextCards (): CardDocument[] {
+    const f = this.nextFlashcard++
+    const flashcard = this.flashcards[f] as LibraryNodeDocument
+    const perFlashcard = Math.ceil(this.profile.cards / this.profile.flashcards)
+    const first = f * perFlashcard
+    const count = Math.max(0, Math.min(perFlashcard, this.profile.cards - first))
+    // older flashcards first: the newest ones, created in the last weeks, hold the new cards
+    const createdAt = new Date(this.now.getTime() - (365 - 340 * f / this.profile.flashcards) * DAY)
+    const texts = Array.from({ length: count }, (_, n) => ({
+      front: `${flashcard.name}, term ${n + 1}`,
+      back: `What term ${n + 1} of ${flashcard.name} means, in the words a learner would write on the back of a card`
+    }))
+    const cards = newCards(this.userID, flashcard._id, texts, createdAt)
+    for (const [n, card] of cards.entries()) {
+      const role = this.roleOf(first + n)
+      if (role === 'new') continue
+      const schedule = this.scheduleOf(role, first + n)
+      Object.assign(card, schedule, { isNew: false, version: schedule.reps, lastReviewID: `server-${newId()}` })
+      if (role === 'later' && n % 5 === 0 && this.sample.length < 400) this.sample.push({ cardID: card._id, flashcardID: card.flashcardID, createdAt })
+    }
+    return cards
+  }
+
+  /** The day's reviews in the log, as review-card writes them; `back` days before today. */
+  reviewsOf (back: number): ReviewDocument[] {
+    const { random, calendar, profile } = this
+    const day = addDays(userDay(this.now, calendar).day, -back)
+    this.xpBefore.set(day, this.totalXp)
+    const dayStart = startOfDay(day, calendar).getTime()
+    const reviews: ReviewDocument[] = []
+    let newOnes = 0
+    for (let n = 0; n < profile.historyReviewsPerDay; n++) {
+      const reviewedAt = new Date(dayStart + 2 * HOUR + (n / profile.historyReviewsPerDay) * 16 * HOUR)
+      const card = this.sample[Math.floor(random() * this.sample.length)] as ReviewedCard
+      // one review in ten starts a card that was new then
+      const wasNew = n % 10 === 0
+      const before = wasNew ? newSchedule(card.createdAt) : reviewedSchedule(random, new Date(reviewedAt.getTime() - 10 * DAY), new Date(reviewedAt.getTime() - random() * DAY))
       const rating = ratingOf(random)
       const after = scheduleReview(before, rating, reviewedAt, { desiredRetention: 0.9 })
-      totalXp += XP_PER_REVIEW
-      const reviewID = `history-${back}-${n}`
-      await reviews.add({
+      this.totalXp += XP_PER_REVIEW
+      this.reviewCount += 1
+      if (wasNew) newOnes += 1
+      reviews.push({
         _id: newId(),
-        userID,
-        reviewID,
+        userID: this.userID,
+        reviewID: `server-${newId()}`,
         cardID: card.cardID,
         flashcardID: card.flashcardID,
         rating,
         reviewedAt,
-        day: dayOf(reviewedAt, CALENDAR),
-        wasNew: false,
+        day: dayOf(reviewedAt, calendar),
+        wasNew,
         before,
         after,
         xp: XP_PER_REVIEW,
-        seq: n,
+        seq: this.reviewCount,
         answer: {
           cardID: card.cardID,
           review_status: reviewStatus(after),
-          last_review: formatDay(day),
+          last_review: displayDayOf(reviewedAt, calendar),
           due: after.due.toISOString(),
           xp_gained: String(XP_PER_REVIEW),
-          total_xp: String(totalXp)
+          total_xp: String(this.totalXp)
         }
       })
     }
+    if (reviews.length > 0) {
+      const { start, end } = userDay(new Date(dayStart), calendar)
+      this.studyDay = { day, start, end, reviews: reviews.length - newOnes, newCards: newOnes }
+    }
+    return reviews
   }
-  await reviews.flush()
 
-  const goals = new BatchWriter(db.collection<GoalDocument>('goals'))
-  for (const plan of goalPlans(profile.goals)) {
-    const startDay = addDays(today.day, -plan.startBack)
-    const endDay = addDays(today.day, plan.endAhead)
-    await goals.add({
-      _id: newId(),
-      userID,
-      type: plan.type,
-      target: plan.target,
-      startDay,
-      endDay,
-      startingXp: xpBefore.get(startDay) ?? totalXp,
-      status: plan.status,
-      failDay: plan.status === 'failed' ? addDays(endDay, 1) : null,
-      createdAt: new Date(startOfDay(startDay, CALENDAR).getTime() + HOUR)
+  goals (): GoalDocument[] {
+    const today = userDay(this.now, this.calendar).day
+    return this.profile.goals.map((plan) => {
+      const startDay = addDays(today, -plan.startBack)
+      const endDay = addDays(today, plan.endAhead)
+      return {
+        _id: newId(),
+        userID: this.userID,
+        createdAt: new Date(startOfDay(startDay, this.calendar).getTime() + HOUR),
+        type: plan.type,
+        target: plan.target,
+        startDay,
+        endDay,
+        startingXp: this.xpBefore.get(startDay) ?? this.totalXp,
+        status: plan.status,
+        failDay: plan.status === 'failed' ? addDays(endDay, 1) : null
+      }
     })
   }
-  await goals.flush()
 
-  const settings: Partial<UserDocument> = { totalXp }
-  if (profile.raisedLimits) {
-    // far above what a run can review in a day: reviews made during the run must not
-    // shrink today's queue below the 500 due cards
-    settings.reviewsPerDay = 1_000_000
-    settings.newCardsPerDay = 9999
-  }
-  await db.collection<UserDocument>('users').updateOne({ _id: userID }, { $set: settings })
-
-  return {
-    profile,
-    userID,
-    jwtToken,
-    laterCards,
-    counts: { folders: folders.length, flashcards: flashcards.length, cards: cards.count, reviews: reviews.count, goals: goals.count }
+  /** What the account holds once its reviews and library writes were made through the service. */
+  accountChanges (): Partial<UserDocument> {
+    const changes: Partial<UserDocument> = {
+      totalXp: this.totalXp,
+      reviewCount: this.reviewCount,
+      // every folder, flashcard and goal was one write transaction of the user's
+      writes: this.folders.length + this.flashcards.length + this.profile.goals.length
+    }
+    if (this.studyDay !== undefined) changes.studyDay = this.studyDay
+    return changes
   }
 }
 
-/** Generates every profile; `app` registers the accounts, `db` takes the documents. */
-export async function generateUsers (app: FastifyInstance, db: Db, profiles: readonly UserProfile[], log: (line: string) => void): Promise<GeneratedUser[]> {
+async function inject (app: FastifyInstance, url: string, payload: object, expected: number): Promise<Record<string, string>> {
+  const response = await app.inject({ method: 'POST', url, payload })
+  if (response.statusCode !== expected) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
+  return response.json()
+}
+
+async function register (app: FastifyInstance, profile: UserProfile): Promise<string> {
+  const { userID, jwtToken } = await inject(app, '/api/register', {
+    email: profile.email, password: PASSWORD, displayName: `Benchmark ${profile.label}`, timezone: profile.timezone
+  }, 201) as { userID: string, jwtToken: string }
+  if (profile.settings !== undefined) await inject(app, '/api/update-settings', { jwtToken, ...profile.settings }, 200)
+  return userID
+}
+
+export interface SeededUser { label: string, email: string, userID: string }
+
+export interface SeedResult {
+  users: SeededUser[]
+  counts: Record<string, number>
+}
+
+/**
+ * Fills an empty database with `profiles`. `app` is the service built on the
+ * same database (it created the indexes while the collections were empty) and
+ * registers the accounts; `db` takes the documents.
+ */
+export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonly UserProfile[], log: (line: string) => void): Promise<SeedResult> {
   const now = new Date()
-  const runTag = now.getTime().toString(36)
-  const users: GeneratedUser[] = []
-  for (const profile of profiles) {
-    const started = performance.now()
-    const user = await generateUser(app, db, profile, now, runTag)
-    const { folders, flashcards, cards, reviews, goals } = user.counts
-    log(`  ${profile.label.padEnd(8)} ${cards.toLocaleString('en')} cards (${profile.dueToday} due today, ${profile.newCards} new), ` +
-      `${folders} folders, ${flashcards} flashcards, ${reviews.toLocaleString('en')} past reviews, ${goals} goals ` +
-      `in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-    users.push(user)
+  const users: UserData[] = []
+  let started = performance.now()
+  const seconds = (): string => `${((performance.now() - started) / 1000).toFixed(1)} s`
+  // two at a time: each registration is a deliberately slow password hash
+  for (let n = 0; n < profiles.length; n += 2) {
+    const pair = profiles.slice(n, n + 2)
+    const ids = await Promise.all(pair.map((profile) => register(app, profile)))
+    pair.forEach((profile, k) => users.push(new UserData(profile, ids[k] as string, now)))
   }
-  return users
+  log(`  ${users.length} accounts registered through the service in ${seconds()}`)
+
+  started = performance.now()
+  const library = new BatchWriter(db.collection<LibraryNodeDocument>('library'))
+  for (const user of users) await library.add([...user.folders, ...user.flashcards])
+  await library.finish()
+  const cards = new BatchWriter(db.collection<CardDocument>('cards'))
+  let reported = 0
+  while (users.some((user) => !user.done)) {
+    for (const user of users) if (!user.done) await cards.add(user.nextCards())
+    if (cards.count - reported >= 200_000) {
+      reported = cards.count
+      log(`  ${cards.count.toLocaleString('en')} cards written (${seconds()})`)
+    }
+  }
+  await cards.finish()
+  log(`  ${library.count.toLocaleString('en')} folders and flashcards, ${cards.count.toLocaleString('en')} cards in ${seconds()}`)
+
+  started = performance.now()
+  const reviews = new BatchWriter(db.collection<ReviewDocument>('reviews'))
+  const longest = Math.max(...profiles.map((profile) => profile.historyDays))
+  // day by day, as the log grows
+  for (let back = longest; back >= 1; back--) {
+    for (const user of users) if (back <= user.profile.historyDays) await reviews.add(user.reviewsOf(back))
+  }
+  await reviews.finish()
+  const goals = new BatchWriter(db.collection<GoalDocument>('goals'))
+  for (const user of users) await goals.add(user.goals())
+  await goals.finish()
+  const accounts = db.collection<UserDocument>('users')
+  await accounts.bulkWrite(users.map((user) => ({ updateOne: { filter: { _id: user.userID }, update: { $set: user.accountChanges() } } })), { ordered: false })
+  log(`  ${reviews.count.toLocaleString('en')} reviews in the log, ${goals.count} goals in ${seconds()}`)
+
+  return {
+    users: users.map((user) => ({ label: user.profile.label, email: user.profile.email, userID: user.userID })),
+    counts: { users: users.length, library: library.count, cards: cards.count, reviews: reviews.count, goals: goals.count }
+  }
 }

@@ -1,92 +1,172 @@
-// How much each query behind an operation reads: the operation is run once in
-// process, every command it sends is captured through the driver's command
-// monitoring, and each read (and update) is explained as it was sent. Nothing
-// is restated here, so the explain follows the repositories as they change.
-import type { FastifyInstance } from 'fastify'
-import type { CommandStartedEvent, Db, Document } from 'mongodb'
+// What each hot query of the service reads. Every query is made by the
+// repository's own method (nothing is restated here, so this follows the
+// repositories as they change), the command it sent is caught through the
+// driver's command monitoring, and that command is explained (executionStats).
+import type { CommandStartedEvent, Db, Document, MongoClient } from 'mongodb'
+import { userDay } from '../../src/domain/calendar.js'
+import { heatmapStart } from '../../src/domain/stats.js'
+import { cardsRepository } from '../../src/repositories/cards.js'
+import { goalsRepository } from '../../src/repositories/goals.js'
+import { libraryRepository } from '../../src/repositories/library.js'
+import { reviewsRepository } from '../../src/repositories/reviews.js'
+import { usersRepository } from '../../src/repositories/users.js'
+import { percentile } from './load.js'
 
-const EXPLAINABLE = new Set(['find', 'aggregate', 'count', 'distinct', 'update', 'delete', 'findAndModify'])
+const READS = new Set(['find', 'aggregate', 'count', 'distinct'])
 // session, cluster and write-concern fields belong to the sent command, not to what explain takes
 const ENVELOPE = new Set(['lsid', 'txnNumber', 'autocommit', 'startTransaction', 'writeConcern', 'readConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
+const TIMED_CALLS = 5
 
-export interface ExplainSummary {
+export interface ExplainRow {
+  query: string
+  usedBy: string
   command: string
+  /** stages of the winning plan from the scan up, then the pipeline's later stages */
+  plan: string
+  indexes: string[]
   keysExamined: number
   docsExamined: number
+  /** what the query layer passed on (before a $group, say) */
   returned: number
-  indexes: string[]
-  collectionScan: boolean
+  /** documents that match the query's filter, whatever its limit: on the embedded database a query's time follows them */
+  matching: number
+  /** median time of the repository call from this process, all of its commands */
+  callMs: number
 }
 
-/** Every executionStats object in an explain answer (a pipeline may hold one per stage, a cluster one per shard). */
-function collect (node: unknown, visit: (key: string, value: unknown, parent: Document) => void): void {
+/** The stages of a plan tree from the leaves up: IXSCAN > FETCH > SORT. */
+function stagesOf (plan: Document | undefined): string[] {
+  if (plan === undefined) return []
+  // MongoDB's slot-based engine nests the classic tree one level down
+  if (plan.queryPlan !== undefined) return stagesOf(plan.queryPlan as Document)
+  const below: string[] = plan.inputStage !== undefined
+    ? stagesOf(plan.inputStage as Document)
+    : Array.isArray(plan.inputStages) ? [`(${(plan.inputStages as Document[]).map((input) => stagesOf(input).join(' > ')).join(' | ')})`] : []
+  return [...below, String(plan.stage)]
+}
+
+function indexNames (node: unknown, into: Set<string>): Set<string> {
   if (Array.isArray(node)) {
-    for (const item of node) collect(item, visit)
+    for (const item of node) indexNames(item, into)
   } else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
-      visit(key, value, node as Document)
-      collect(value, visit)
+      if (key === 'indexName' && typeof value === 'string') into.add(value)
+      else indexNames(value, into)
     }
   }
+  return into
 }
 
-function summarise (label: string, explained: Document): ExplainSummary {
-  let keysExamined = 0
-  let docsExamined = 0
-  let returned = 0
-  const indexes = new Set<string>()
-  let collectionScan = false
-  collect(explained, (key, value) => {
-    if (key === 'executionStats' && value !== null && typeof value === 'object') {
-      const stats = value as Document
-      keysExamined += Number(stats.totalKeysExamined ?? 0)
-      docsExamined += Number(stats.totalDocsExamined ?? 0)
-      returned += Number(stats.nReturned ?? 0)
-    }
-    // the plan that ran, not the ones the planner tried and rejected
-    if (key === 'winningPlan') {
-      collect(value, (planKey, planValue) => {
-        if (planKey === 'indexName' && typeof planValue === 'string') indexes.add(planValue)
-        if (planKey === 'stage' && planValue === 'COLLSCAN') collectionScan = true
-      })
-    }
-  })
-  // a pipeline the query layer could not take whole: what its last stage passed on is what the client got
+/** The winning plan (only that: rejected plans are left out) and its execution figures. */
+function summarise (explained: Document): Omit<ExplainRow, 'query' | 'usedBy' | 'command' | 'callMs' | 'matching'> {
+  // a find, or a pipeline the query layer took whole, answers at the top; else the first stage is the query
   const stages = explained.stages as Document[] | undefined
-  const lastStage = stages?.[stages.length - 1]
-  if (lastStage !== undefined && typeof lastStage.nReturned === 'number') returned = lastStage.nReturned
-  return { command: label, keysExamined, docsExamined, returned, indexes: [...indexes], collectionScan }
-}
-
-function describe (event: CommandStartedEvent): string {
-  const collection = String(event.command[event.commandName] ?? '')
-  return `${collection}.${event.commandName}`
+  const cursor = (explained.queryPlanner !== undefined ? explained : stages?.[0]?.$cursor ?? {}) as Document
+  const later = (explained.queryPlanner !== undefined ? [] : stages?.slice(1) ?? [])
+    .map((stage) => Object.keys(stage).find((key) => key.startsWith('$')) ?? '?')
+  const winning = (cursor.queryPlanner as Document | undefined)?.winningPlan as Document | undefined
+  const stats = (cursor.executionStats ?? {}) as Document
+  return {
+    plan: [...stagesOf(winning), ...later].join(' > '),
+    indexes: [...indexNames(winning, new Set())],
+    keysExamined: Number(stats.totalKeysExamined ?? NaN),
+    docsExamined: Number(stats.totalDocsExamined ?? NaN),
+    returned: Number(stats.nReturned ?? NaN)
+  }
 }
 
 /**
- * Runs `operation` with `body` once through `app` and explains the commands it
- * sent to `db` (executionStats). MongoDB only: FerretDB 1.24 has no executionStats.
+ * Explains the hot queries as the service makes them for `userID`: with the
+ * arguments its routes pass (today's bounds, the daily allowances, the goals'
+ * window, the flashcards of today's cards).
  */
-export async function explainOperation (app: FastifyInstance, db: Db, operation: string, body: object): Promise<ExplainSummary[]> {
-  const sent: CommandStartedEvent[] = []
-  const listen = (event: CommandStartedEvent): void => {
-    if (event.databaseName === db.databaseName && EXPLAINABLE.has(event.commandName)) sent.push(event)
-  }
-  app.databaseClient.on('commandStarted', listen)
-  try {
-    const response = await app.inject({ method: 'POST', url: `/api/${operation}`, payload: body })
-    if (response.statusCode !== 200) throw new Error(`${operation} answered ${response.statusCode}: ${response.body}`)
-  } finally {
-    app.databaseClient.off('commandStarted', listen)
-  }
-  const summaries: ExplainSummary[] = []
-  for (const event of sent) {
-    const command: Document = {}
-    for (const [key, value] of Object.entries(event.command)) {
-      if (!key.startsWith('$') && !ENVELOPE.has(key)) command[key] = value
+export async function explainHotQueries (client: MongoClient, db: Db, userID: string, now: Date, log: (line: string) => void): Promise<ExplainRow[]> {
+  const users = usersRepository(db)
+  const cards = cardsRepository(db)
+  const library = libraryRepository(db)
+  const reviews = reviewsRepository(db)
+  const goals = goalsRepository(db)
+
+  const user = await users.findById(userID)
+  if (user === null) throw new Error(`no user ${userID} in ${db.databaseName}`)
+  // as routes/study.ts todayCards: the allowances less what the account counted today
+  const today = userDay(now, { timezone: user.timezone, dayStartHour: user.dayStartHour })
+  const counted = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
+  const reviewsLeft = Math.max(0, user.reviewsPerDay - counted.reviews)
+  const newLeft = Math.max(0, user.newCardsPerDay - counted.newCards)
+  const queue = [...await cards.dueQueue(userID, today.end, reviewsLeft), ...await cards.newQueue(userID, newLeft)]
+  const flashcardIDs = [...new Set(queue.map((card) => card.flashcardID))]
+  // as routes/goals.ts goalStatuses: one window over every goal
+  const userGoals = await goals.all(userID)
+  const from = userGoals.reduce((earliest, goal) => goal.startDay < earliest ? goal.startDay : earliest, userGoals[0]?.startDay ?? today.day)
+  const to = userGoals.reduce((latest, goal) => goal.endDay > latest ? goal.endDay : latest, from)
+  const lastReview = await reviews.lastDone(userID)
+  const someCard = queue[0]
+  if (someCard === undefined || lastReview === null) throw new Error(`user ${userID} has no cards due or no reviews: the data is not the benchmark's`)
+
+  const hot: Array<{ query: string, usedBy: string, call: () => Promise<unknown> }> = [
+    { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
+    { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, today.end, reviewsLeft) },
+    { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, newLeft) },
+    { query: 'library.foldersAndFlashcards', usedBy: 'get-today-cards', call: () => library.foldersAndFlashcards(userID, flashcardIDs) },
+    { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
+    { query: 'reviews.activityByDay', usedBy: 'update-goal-status (the goals\' window)', call: () => reviews.activityByDay(userID, from, to) },
+    { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
+    { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
+    { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID) },
+    { query: 'cards.all', usedBy: 'get-all-cards', call: () => cards.all(userID) },
+    { query: 'library.allNodes', usedBy: 'get-all-cards', call: () => library.allNodes(userID) },
+    { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
+    { query: 'reviews.activityByDay', usedBy: 'get-stats (a year)', call: () => reviews.activityByDay(userID, heatmapStart(today.day), today.day) },
+    { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) }
+  ]
+
+  const rows: ExplainRow[] = []
+  for (const { query, usedBy, call } of hot) {
+    const sent: CommandStartedEvent[] = []
+    const listen = (event: CommandStartedEvent): void => {
+      if (event.databaseName === db.databaseName && READS.has(event.commandName)) sent.push(event)
     }
-    const explained = await db.command({ explain: command, verbosity: 'executionStats' })
-    summaries.push(summarise(describe(event), explained))
+    client.on('commandStarted', listen)
+    try {
+      await call()
+    } finally {
+      client.off('commandStarted', listen)
+    }
+    const times: number[] = []
+    for (let n = 0; n < TIMED_CALLS; n++) {
+      const started = performance.now()
+      await call()
+      times.push(performance.now() - started)
+    }
+    for (const event of sent) {
+      const command: Document = {}
+      for (const [key, value] of Object.entries(event.command)) {
+        if (!key.startsWith('$') && !ENVELOPE.has(key)) command[key] = value
+      }
+      const started = performance.now()
+      const explained = await db.command({ explain: command, verbosity: 'executionStats' })
+      log(`${query}: ${event.commandName} explained in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      const collection = String(event.command[event.commandName])
+      const filter = (event.commandName === 'aggregate' ? (command.pipeline as Document[])[0]?.$match : command.filter) as Document | undefined
+      rows.push({
+        query,
+        usedBy,
+        command: `${collection}.${event.commandName}`,
+        ...summarise(explained),
+        matching: await db.collection(collection).countDocuments(filter ?? {}),
+        callMs: percentile(times, 0.5)
+      })
+    }
   }
-  return summaries
+  return rows
+}
+
+/** Why a row deserves a look, or '' when the plan reads about what it returns. */
+export function concernOf (row: ExplainRow): string {
+  if (row.plan.includes('COLLSCAN')) return 'scans the whole collection'
+  const read = Math.max(row.keysExamined, row.docsExamined)
+  if (read > 2 * row.returned + 10) return `examines ${read.toLocaleString('en')} for ${row.returned.toLocaleString('en')} returned`
+  if (row.matching > 2 * row.returned + 10) return `${row.matching.toLocaleString('en')} match the filter for ${row.returned.toLocaleString('en')} returned`
+  return ''
 }

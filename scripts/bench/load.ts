@@ -1,57 +1,97 @@
-// Load (autocannon, fixed duration and connections) and the per-request view
-// (sequential requests, each one's Server-Timing header read).
+// Requests as a client makes them: one after another for latencies, many at
+// once (autocannon) for throughput. Both go through HTTP on the loopback.
 import autocannon from 'autocannon'
 
-export interface LoadSettings {
-  durationSeconds: number
-  warmupSeconds: number
-  connections: number
+/** A fixed body, or one made for each request (each review its own card and reviewID). */
+export type BodySource = string | (() => string)
+
+// a request that takes longer has gone wrong; the run goes on without it
+const REQUEST_TIMEOUT_MS = 60_000
+
+/** The value below which `share` of the values lie (nearest rank): 0.5 the median, 0.9 the p90. */
+export function percentile (values: readonly number[], share: number): number {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))] as number
+}
+
+export async function post (url: string, body: string): Promise<{ status: number, text: string }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+  })
+  return { status: response.status, text: await response.text() }
+}
+
+export interface Timed {
+  /** milliseconds from sending the request to reading the last byte of the answer, one per measured request */
+  samples: number[]
+  /** the first answer, for the ceiling to serve */
+  firstAnswer: string
+}
+
+export interface Target {
+  url: string
+  body: BodySource
+  /** what is wrong with an answer (200 already checked), or null */
+  check: (text: string) => string | null
+}
+
+/**
+ * `warmup` requests whose times are dropped (connections, JIT, caches), then
+ * `count` measured ones, one after another. With several targets, they take
+ * turns request by request, so that what else the machine does meanwhile
+ * weighs on each alike. Throws at the first answer that is not 200 or fails
+ * its check.
+ */
+export async function timeInTurns (targets: readonly Target[], count: number, warmup: number): Promise<Timed[]> {
+  const timed = targets.map((): Timed => ({ samples: [], firstAnswer: '' }))
+  for (let n = 0; n < warmup + count; n++) {
+    for (const [k, { url, body, check }] of targets.entries()) {
+      const started = performance.now()
+      const { status, text } = await post(url, typeof body === 'string' ? body : body())
+      const elapsed = performance.now() - started
+      if (status !== 200) throw new Error(`answered ${status}: ${text.slice(0, 300)}`)
+      const problem = check(text)
+      if (problem !== null) throw new Error(problem)
+      const into = timed[k] as Timed
+      if (n === 0) into.firstAnswer = text
+      if (n >= warmup) into.samples.push(elapsed)
+    }
+  }
+  return timed
 }
 
 export interface LoadResult {
-  /** 2xx answers per second */
+  /** successful answers per second */
   requestsPerSecond: number
-  /** latency of 2xx answers, whole ms */
   p50: number
-  p99: number
-  /** every answer, whatever its status */
+  p90: number
   requests: number
-  /** answers that were not 2xx, connection errors, timeouts: any of them makes the figures suspect */
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: string
+  /** answers other than 200 by status, errors and timeouts, when there were any */
+  problems: string | null
 }
-
-/** A request body: the same every time, or made afresh for each request. */
-export type BodySource = string | (() => string)
 
 let running: autocannon.Instance | null = null
 
-/** Stops the load in progress (Ctrl-C): its promise then settles with what was measured. */
+/** Stops a load run under way (the benchmark is being stopped). */
 export function stopLoad (): void {
   running?.stop()
 }
 
-function attack (url: string, body: BodySource, connections: number, durationSeconds: number): Promise<autocannon.Result> {
-  const options: autocannon.Options = {
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    connections,
-    duration: durationSeconds,
-    timeout: 30,
-    // an error answered fast must not pass for a fast answer
-    excludeErrorStats: true
-  }
-  if (typeof body === 'string') {
-    options.body = body
-  } else {
-    // setupRequest runs before every request: each gets its own body
-    options.requests = [{ method: 'POST', setupRequest: (request) => ({ ...request, body: body() }) }]
-  }
+function attack (url: string, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    running = autocannon(options, (error, result) => {
+    running = autocannon({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      connections,
+      duration: seconds,
+      timeout: 30
+    }, (error, result) => {
       running = null
       if (error !== null && error !== undefined) reject(error)
       else resolve(result)
@@ -59,125 +99,21 @@ function attack (url: string, body: BodySource, connections: number, durationSec
   })
 }
 
-export interface MeasureHooks {
-  /** after each run: wait for the work a run left in flight, so the next one starts on a quiet server */
-  settle?: () => Promise<void>
-  afterWarmup?: () => Promise<void>
-}
-
-/** A short run whose figures are thrown away (JIT, connection pools, caches), then the measured one. */
-export async function measure (url: string, body: BodySource, settings: LoadSettings, hooks: MeasureHooks = {}): Promise<LoadResult> {
-  if (settings.warmupSeconds > 0) {
-    await attack(url, body, settings.connections, settings.warmupSeconds)
-    await hooks.settle?.()
-  }
-  await hooks.afterWarmup?.()
-  const result = await attack(url, body, settings.connections, settings.durationSeconds)
-  await hooks.settle?.()
-  const statusCodes = Object.entries(result.statusCodeStats ?? {})
-    .map(([code, stats]) => `${code}x${stats.count ?? 0}`).join(' ')
+/** `connections` clients each sending the next request as soon as the last is answered, for `seconds` after a warm-up of `warmupSeconds`. */
+export async function loadRun (url: string, body: string, connections: number, seconds: number, warmupSeconds: number): Promise<LoadResult> {
+  if (warmupSeconds > 0) await attack(url, body, connections, warmupSeconds)
+  const result = await attack(url, body, connections, seconds)
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => code !== '200')
+    .map(([code, stats]) => `${(stats.count ?? 0).toLocaleString('en')} answered ${code}`)
+  if (result.errors > 0) statuses.push(`${result.errors.toLocaleString('en')} errors`)
+  if (result.timeouts > 0) statuses.push(`${result.timeouts.toLocaleString('en')} timeouts`)
   return {
-    // successful answers only: autocannon's own requests.average counts errors too
+    // successful answers only: autocannon's own average counts errors too
     requestsPerSecond: result['2xx'] / result.duration,
     p50: result.latency.p50,
-    p99: result.latency.p99,
+    p90: result.latency.p90,
     requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes
+    problems: statuses.length === 0 ? null : statuses.join(', ')
   }
-}
-
-export interface TimingSample {
-  databaseMs: number
-  roundTrips: number
-  appMs: number
-  totalMs: number
-  /** as the client saw it: request sent to last byte read */
-  clientMs: number
-}
-
-const SERVER_TIMING = /db;dur=([\d.]+);desc="(\d+) calls", app;dur=([\d.]+), total;dur=([\d.]+)/
-
-export function parseServerTiming (header: string | null): Omit<TimingSample, 'clientMs'> | null {
-  const match = header === null ? null : SERVER_TIMING.exec(header)
-  if (match === null) return null
-  return { databaseMs: Number(match[1]), roundTrips: Number(match[2]), appMs: Number(match[3]), totalMs: Number(match[4]) }
-}
-
-// generous: on the embedded database one request can take tens of seconds
-const REQUEST_TIMEOUT_MS = 180_000
-
-export async function post (url: string, body: string): Promise<Response> {
-  return await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
-  })
-}
-
-export interface Sampled {
-  samples: TimingSample[]
-  /** the first answer's body, as the ceiling app will serve it */
-  firstResponse: Buffer | undefined
-  /** why sampling stopped early: no answer, an error status, or an answer `check` refused */
-  failure: string | undefined
-}
-
-function reasonOf (error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  return `${error.message}${cause}`
-}
-
-/**
- * At least one and up to `count` requests one after another (no contention,
- * so each header shows the request's own cost), starting no new one after
- * `timeLimitMs` so that a slow database cannot stretch the run. `check` sees
- * every answer's body and returns what is wrong with it, if anything. The
- * first failure ends the sampling and is reported, not thrown: one operation
- * that cannot be measured should not cost the figures of the others.
- */
-export interface SampleCount {
-  /** requests to send */
-  count: number
-  /** stop after this long... */
-  timeLimitMs: number
-  /** ...but not before this many */
-  atLeast: number
-}
-
-export async function sampleTimings (url: string, body: BodySource, { count, timeLimitMs, atLeast }: SampleCount, check?: (response: Buffer) => string | null): Promise<Sampled> {
-  const samples: TimingSample[] = []
-  let firstResponse: Buffer | undefined
-  const deadline = Date.now() + timeLimitMs
-  for (let n = 0; n < Math.max(1, count) && (n < Math.max(1, atLeast) || Date.now() < deadline); n++) {
-    const started = performance.now()
-    let response: Response
-    let bytes: Buffer
-    try {
-      response = await post(url, typeof body === 'string' ? body : body())
-      bytes = Buffer.from(await response.arrayBuffer())
-    } catch (error) {
-      return { samples, firstResponse, failure: `no answer after ${((performance.now() - started) / 1000).toFixed(1)} s (${reasonOf(error)})` }
-    }
-    const clientMs = performance.now() - started
-    if (response.status !== 200) return { samples, firstResponse, failure: `answered ${response.status}: ${bytes.toString().slice(0, 300)}` }
-    const problem = check?.(bytes) ?? null
-    if (problem !== null) return { samples, firstResponse, failure: problem }
-    firstResponse ??= bytes
-    const timing = parseServerTiming(response.headers.get('server-timing'))
-    if (timing === null) return { samples, firstResponse, failure: 'answered without a readable Server-Timing header' }
-    samples.push({ ...timing, clientMs })
-  }
-  return { samples, firstResponse, failure: undefined }
-}
-
-export function median (values: readonly number[]): number {
-  if (values.length === 0) return NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
