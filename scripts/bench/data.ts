@@ -17,11 +17,12 @@ import type { CardDocument } from '../../src/repositories/cards.js'
 import type { GoalDocument } from '../../src/repositories/goals.js'
 import type { LibraryNodeDocument } from '../../src/repositories/library.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
+import { activityId, type DayActivityDocument } from '../../src/repositories/activity.js'
 import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/routes/library.js'
 
 /** Bump whenever what is generated changes: a kept data directory of another version is built again. */
-export const DATA_VERSION = 1
+export const DATA_VERSION = 2
 /**
  * Cards not due yet fall due from this many days after seeding on, and goals
  * in progress end later still: until then every run sees the same cards due
@@ -471,12 +472,22 @@ export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonl
 
   started = performance.now()
   const reviews = new BatchWriter(db.collection<ReviewDocument>('reviews'))
+  const activity = new BatchWriter(db.collection<DayActivityDocument>('activity'))
   const longest = Math.max(...profiles.map((profile) => profile.historyDays))
-  // day by day, as the log grows
+  // day by day, as the log grows, with each day's count as review-card keeps it
   for (let back = longest; back >= 1; back--) {
-    for (const user of users) if (back <= user.profile.historyDays) await reviews.add(user.reviewsOf(back))
+    for (const user of users) {
+      if (back > user.profile.historyDays) continue
+      const logged = user.reviewsOf(back)
+      await reviews.add(logged)
+      const day = logged[0]?.day
+      if (day !== undefined) {
+        await activity.add([{ _id: activityId(user.userID, day), userID: user.userID, day, reviews: logged.length, xp: logged.reduce((sum, review) => sum + review.xp, 0) }])
+      }
+    }
   }
   await reviews.finish()
+  await activity.finish()
   const goals = new BatchWriter(db.collection<GoalDocument>('goals'))
   for (const user of users) await goals.add(user.goals())
   await goals.finish()

@@ -9,6 +9,7 @@ import { cardsRepository } from '../../src/repositories/cards.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
 import { libraryRepository } from '../../src/repositories/library.js'
 import { reviewsRepository } from '../../src/repositories/reviews.js'
+import { activityRepository } from '../../src/repositories/activity.js'
 import { usersRepository } from '../../src/repositories/users.js'
 import { percentile } from './load.js'
 
@@ -85,6 +86,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const cards = cardsRepository(db)
   const library = libraryRepository(db)
   const reviews = reviewsRepository(db)
+  const activity = activityRepository(db)
   const goals = goalsRepository(db)
 
   const user = await users.findById(userID)
@@ -110,14 +112,14 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, newLeft) },
     { query: 'library.foldersAndFlashcards', usedBy: 'get-today-cards', call: () => library.foldersAndFlashcards(userID, flashcardIDs) },
     { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
-    { query: 'reviews.activityByDay', usedBy: 'update-goal-status (the goals\' window)', call: () => reviews.activityByDay(userID, from, to) },
+    { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
     { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
-    { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID) },
+    { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID, user.studyDay?.start) },
     { query: 'cards.all', usedBy: 'get-all-cards', call: () => cards.all(userID) },
     { query: 'library.allNodes', usedBy: 'get-all-cards', call: () => library.allNodes(userID) },
     { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
-    { query: 'reviews.activityByDay', usedBy: 'get-stats (a year)', call: () => reviews.activityByDay(userID, heatmapStart(today.day), today.day) },
+    { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
     { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) }
   ]
 

@@ -12,6 +12,8 @@ import { cardsRepository, type CardsRepository } from '../repositories/cards.js'
 import { reviewsRepository, type ReviewsRepository } from '../repositories/reviews.js'
 import { goalsRepository, type GoalsRepository } from '../repositories/goals.js'
 import { userDataRepository, type UserDataRepository } from '../repositories/user-data.js'
+import { activityRepository, type ActivityRepository } from '../repositories/activity.js'
+import { migrate } from '../repositories/migrations.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +45,7 @@ export interface Repositories {
   cards: CardsRepository
   reviews: ReviewsRepository
   goals: GoalsRepository
+  activity: ActivityRepository
   userData: UserDataRepository
 }
 
@@ -170,6 +173,7 @@ function repositoriesOf (db: Db, session?: ClientSession): Repositories {
     cards: cardsRepository(db, session),
     reviews: reviewsRepository(db, session),
     goals: goalsRepository(db, session),
+    activity: activityRepository(db, session),
     userData: userDataRepository(db, session)
   }
 }
@@ -241,6 +245,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
   try {
     await checkTransactions(db)
     await ensureIndexes(db)
+    await migrate(db, (message) => app.log.info(message))
   } catch (error) {
     // the app never becomes ready, so its onClose hooks would not run
     await stopWatching()

@@ -23,7 +23,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // a retried review (same reviewID) can only ever be stored once
     { key: { userID: 1, reviewID: 1 }, name: 'user_reviewID_unique', unique: true },
     // undo takes back the latest review; reviews of one instant are ordered by seq
-    { key: { userID: 1, reviewedAt: 1, seq: 1 }, name: 'user_reviewedAt_seq' },
+    { key: { userID: 1, reviewedAt: 1, seq: 1 }, name: 'user_reviewedAt_seq' }
+  ],
+  // one document per user and day: goals, streaks and the heatmap read a range of them
+  activity: [
     { key: { userID: 1, day: 1 }, name: 'user_day' }
   ],
   goals: [

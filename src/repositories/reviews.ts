@@ -1,6 +1,5 @@
 import type { ClientSession, Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
-import type { ActivityByDay } from '../domain/goals.js'
 import type { CardSchedule, Rating } from '../domain/scheduling.js'
 
 /** The answer a review gave, kept so that a retry with the same reviewID gets it again. */
@@ -58,18 +57,17 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
       return { newCards: countOf(true), reviews: countOf(false) }
     },
 
-    /** Reviews and XP per user-day from `from` through `to`. Index user_day. */
-    async activityByDay (userID: string, from: LocalDay, to: LocalDay): Promise<ActivityByDay> {
-      const days = await reviews.aggregate<{ _id: LocalDay, reviews: number, xp: number }>([
-        { $match: { userID, day: { $gte: from, $lte: to } } },
-        { $group: { _id: '$day', reviews: { $sum: 1 }, xp: { $sum: '$xp' } } }
-      ], inSession).toArray()
-      return new Map(days.map(({ _id: day, reviews, xp }) => [day, { reviews, xp }]))
-    },
-
-    /** The user's most recent review: the one undo takes back. Index user_reviewedAt_seq. */
-    lastDone (userID: string): Promise<ReviewDocument | null> {
-      return reviews.findOne({ userID }, { sort: { reviewedAt: -1, seq: -1 }, session })
+    /**
+     * The user's most recent review: the one undo takes back. Looked for
+     * among the reviews since `recentSince` first (the start of the day of
+     * the user's latest review, usually): the engine reads every review the
+     * filter matches, even for one, so the whole log is read only when
+     * nothing recent is there. Index user_reviewedAt_seq.
+     */
+    async lastDone (userID: string, recentSince?: Date): Promise<ReviewDocument | null> {
+      const latest = { sort: { reviewedAt: -1, seq: -1 }, session } as const
+      const recent = recentSince === undefined ? null : await reviews.findOne({ userID, reviewedAt: { $gte: recentSince } }, latest)
+      return recent ?? await reviews.findOne({ userID }, latest)
     },
 
     /**

@@ -38,7 +38,7 @@ async function editGoal (app: FastifyInstance, user: UserDocument, goalID: strin
     throw new RequestError(400, `end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
   }
   const lastDay = endDay !== undefined && endDay > goal.endDay ? endDay : goal.endDay
-  const activity = await app.repositories.reviews.activityByDay(user._id, goal.startDay, lastDay)
+  const activity = await app.repositories.activity.byDay(user._id, goal.startDay, lastDay)
   const current = evaluateGoal(goal, activity, today)
   if (current.status !== 'in progress') {
     if (current.status !== goal.status) await app.repositories.goals.settle(user._id, [current])
@@ -63,7 +63,7 @@ export async function goalStatuses (app: FastifyInstance, user: UserDocument): P
   const today = userDay(app.clock(), calendarOf(user)).day
   const from = stored.reduce((earliest, goal) => goal.startDay < earliest ? goal.startDay : earliest, stored[0]?.startDay ?? today)
   const to = stored.reduce((latest, goal) => goal.endDay > latest ? goal.endDay : latest, from)
-  const activity = await app.repositories.reviews.activityByDay(user._id, from, to)
+  const activity = await app.repositories.activity.byDay(user._id, from, to)
 
   const settled: Goal[] = []
   for (const goal of stored) {
@@ -91,7 +91,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     const endDay = endDayOf(endDate, today)
 
     // a goal counts from the start of today: reviews made earlier today already count toward it
-    const activity = await app.repositories.reviews.activityByDay(user._id, today, today)
+    const activity = await app.repositories.activity.byDay(user._id, today, today)
     const goal: Goal = evaluateGoal({
       id: newId(),
       type,

@@ -19,8 +19,8 @@ import { RequestError } from '../plugins/errors.js'
  * restore; its review still goes, so undo can walk back past it.
  */
 export async function undoLastReview (app: FastifyInstance, user: UserDocument) {
-  const { review, card, totalXp } = await app.transaction(async ({ reviews, cards, users }) => {
-    const review = await reviews.lastDone(user._id)
+  const { review, card, totalXp } = await app.transaction(async ({ reviews, cards, users, activity }) => {
+    const review = await reviews.lastDone(user._id, user.studyDay?.start)
     if (review === null) throw new RequestError(404, 'there is no review to undo')
     const card = await cards.findById(user._id, review.cardID)
     if (card !== null) {
@@ -31,6 +31,7 @@ export async function undoLastReview (app: FastifyInstance, user: UserDocument) 
       }
     }
     if (!await reviews.remove(review._id)) throw new Error(`review ${review._id} vanished inside its undo's transaction`)
+    await activity.unrecord(user._id, review.day, review.xp)
     return { review, card, totalXp: await users.unrecordReview(user._id, review) }
   })
   const calendar = calendarOf(user)
@@ -55,13 +56,13 @@ export async function progressStats (app: FastifyInstance, user: UserDocument) {
   const today = userDay(app.clock(), calendar).day
   let from = heatmapStart(today)
   const [recent, cardStates] = await Promise.all([
-    app.repositories.reviews.activityByDay(user._id, from, today),
+    app.repositories.activity.byDay(user._id, from, today),
     app.repositories.cards.countByState(user._id)
   ])
   const activity = new Map<LocalDay, DayActivity>(recent)
   while (streakOf(activity, today).first === from) {
     const earlier = addDays(from, -HEATMAP_DAYS)
-    for (const [day, done] of await app.repositories.reviews.activityByDay(user._id, earlier, addDays(from, -1))) {
+    for (const [day, done] of await app.repositories.activity.byDay(user._id, earlier, addDays(from, -1))) {
       activity.set(day, done)
     }
     from = earlier

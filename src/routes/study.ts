@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { dayOf, userDay } from '../domain/calendar.js'
+import { userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJsonAround, writeCards } from '../domain/library-tree.js'
 import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
@@ -73,15 +73,17 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
   const reviewID = request.reviewID ?? `server-${newId()}`
   const calendar = calendarOf(user)
   try {
-    return await app.transaction(async ({ cards, reviews, users }) => {
+    return await app.transaction(async ({ cards, reviews, users, activity }) => {
       const card = await cards.findOne(user._id, flashcardID, cardID)
       if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
       const now = app.clock()
       const before = scheduleOf(card)
       const after = scheduleReview(before, rating, now, { desiredRetention: user.desiredRetention })
       const wasNew = isNewCard(before)
-      const account = await users.recordReview(user._id, { ...userDay(now, calendar), wasNew, xp: XP_PER_REVIEW })
+      const reviewDay = userDay(now, calendar)
+      const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW })
       if (account === null) throw new InvalidTokenError()
+      await activity.record(user._id, reviewDay.day, XP_PER_REVIEW)
       const answer: StoredAnswer = {
         cardID,
         review_status: reviewStatus(after),
@@ -98,7 +100,7 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
         flashcardID,
         rating,
         reviewedAt: now,
-        day: dayOf(now, calendar),
+        day: reviewDay.day,
         wasNew,
         before,
         after,

@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { migrate } from '../../src/repositories/migrations.js'
 import { addDays } from '../../src/domain/calendar.js'
 import { newSchedule } from '../../src/domain/scheduling.js'
 import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
@@ -89,7 +90,7 @@ test('get-stats', async (t) => {
     const user = await registerUser(app)
     const today = '2026-06-30'
     current = new Date('2026-06-30T10:00:00Z')
-    // a log written straight into the database: one review a day, 500 days in a row
+    // a log written straight into the database by an earlier version, without daily counts: one review a day, 500 days in a row
     const schedule = newSchedule(current)
     const documents = Array.from({ length: 500 }, (_, age) => {
       const day = addDays(today, -age)
@@ -110,6 +111,12 @@ test('get-stats', async (t) => {
       }
     })
     await app.db.collection('reviews').insertMany(documents as never[])
+    // what the next start of the service does: count the log into days, once (and again, as if cut off and run again)
+    t.equal((await stats(user)).streak, '0', 'before the migration, nothing is counted')
+    await app.db.collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
+    await migrate(app.db, () => {})
+    await app.db.collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
+    await migrate(app.db, () => {})
 
     const answer = await stats(user)
     t.equal(answer.streak, '500', 'the streak is not cut at the heatmap\'s year')

@@ -47,6 +47,8 @@ test('undo-review', async (t) => {
     t.equal(await totalXp(app, user), 50)
     t.equal(await reviews.countDocuments({ userID: user.userID }), 5)
     t.match(answers[4]?.review_status, /^[1-9][0-9]*\.0$/, 'the last review put the card in review')
+    const heatmap = async (): Promise<Record<string, string>> => (await post(app, 'get-stats', { jwtToken: user.jwtToken })).json().heatmap
+    t.same(await heatmap(), { '10/03/2026': '4', '11/03/2026': '1' }, 'each day counts its reviews')
 
     for (let index = steps.length - 1; index >= 0; index--) {
       const step = steps[index]!
@@ -69,6 +71,7 @@ test('undo-review', async (t) => {
       while (earlier >= 0 && steps[earlier]?.cardID !== step.cardID) earlier--
       t.equal(body.review_status, earlier === -1 ? '0.0' : answers[earlier]?.review_status, 'the status before that review')
       t.equal(body.last_review, earlier === -1 ? '09/03/2026' : '10/03/2026', 'the day of the review before, or of creation')
+      t.equal((await heatmap())[index === 4 ? '11/03/2026' : '10/03/2026'], index === 4 || index === 0 ? undefined : String(index), 'the review leaves its day\'s count')
     }
 
     const nothing = await post(app, 'undo-review', { jwtToken: user.jwtToken })
