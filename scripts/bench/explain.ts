@@ -98,6 +98,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const newLeft = Math.max(0, user.newCardsPerDay - counted.newCards)
   const queue = [...await cards.dueQueue(userID, today.end, reviewsLeft), ...await cards.newQueue(userID, newLeft)]
   const flashcardIDs = [...new Set(queue.map((card) => card.flashcardID))]
+  const allFlashcardIDs = (await library.allNodes(userID)).filter((node) => node.kind === 'flashcard').map((node) => node._id)
   // as routes/goals.ts goalStatuses: one window over every goal
   const userGoals = await goals.all(userID)
   const from = userGoals.reduce((earliest, goal) => goal.startDay < earliest ? goal.startDay : earliest, userGoals[0]?.startDay ?? today.day)
@@ -116,7 +117,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
     { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
     { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID, user.studyDay?.start) },
-    { query: 'cards.all', usedBy: 'get-all-cards', call: () => cards.all(userID) },
+    { query: 'cards.ofFlashcards', usedBy: 'get-all-cards', call: () => cards.ofFlashcards(userID, allFlashcardIDs) },
     { query: 'library.allNodes', usedBy: 'get-all-cards', call: () => library.allNodes(userID) },
     { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },

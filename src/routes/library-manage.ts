@@ -201,10 +201,9 @@ async function getFlashcard (app: FastifyInstance, user: UserDocument, flashcard
 
 /** The whole library in the shape of spec 2.2 (JSON text): every folder (an empty one as {}), every flashcard, every card. */
 async function allCards (app: FastifyInstance, user: UserDocument): Promise<string> {
-  const [nodes, cards] = await Promise.all([
-    app.repositories.library.allNodes(user._id),
-    app.repositories.cards.all(user._id)
-  ])
+  const nodes = await app.repositories.library.allNodes(user._id)
+  const flashcardIDs = nodes.filter((node) => node.kind === 'flashcard').map((node) => node._id)
+  const cards = await app.repositories.cards.ofFlashcards(user._id, flashcardIDs)
   return treeJson(nodes, cardLeaves(cards, calendarOf(user)), { includeEmpty: true })
 }
 
