@@ -97,7 +97,6 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const reviewsLeft = Math.max(0, user.reviewsPerDay - counted.reviews)
   const newLeft = Math.max(0, user.newCardsPerDay - counted.newCards)
   const queue = [...await cards.dueQueue(userID, today.end, reviewsLeft), ...await cards.newQueue(userID, newLeft)]
-  const flashcardIDs = [...new Set(queue.map((card) => card.flashcardID))]
   const allFlashcardIDs = (await library.allNodes(userID)).filter((node) => node.kind === 'flashcard').map((node) => node._id)
   // as routes/goals.ts goalStatuses: one window over every goal
   const userGoals = await goals.all(userID)
@@ -111,7 +110,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
     { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, today.end, reviewsLeft) },
     { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, newLeft) },
-    { query: 'library.foldersAndFlashcards', usedBy: 'get-today-cards', call: () => library.foldersAndFlashcards(userID, flashcardIDs) },
+    { query: 'library.allNodes', usedBy: 'get-today-cards (alongside the cards)', call: () => library.allNodes(userID) },
     { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
     { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },

@@ -122,21 +122,6 @@ export function libraryRepository (db: Db, session?: ClientSession) {
       await library.bulkWrite(operations, { ordered: false, session })
     },
 
-    /**
-     * Every folder of the user, and the flashcards asked for: what a tree of
-     * those flashcards needs. Two queries side by side rather than one with
-     * $or, which the embedded database answers by scanning the collection.
-     * Indexes user_kind and _id.
-     */
-    async foldersAndFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<LibraryNode[]> {
-      const projection = { _id: 1, kind: 1, parentID: 1, name: 1 }
-      const [folders, flashcards] = await Promise.all([
-        library.find({ userID, kind: 'folder' }, { projection, ...oneBatch(MAX_LIBRARY_ANSWER), session }).toArray(),
-        library.find({ _id: { $in: [...flashcardIDs] }, userID }, { projection, ...oneBatch(flashcardIDs.length), session }).limit(flashcardIDs.length).toArray()
-      ])
-      return [...folders, ...flashcards]
-    },
-
     async remove (userID: string, id: string): Promise<void> {
       await library.deleteOne({ _id: id, userID }, inSession)
     },
@@ -147,8 +132,9 @@ export function libraryRepository (db: Db, session?: ClientSession) {
       return (await library.deleteMany({ userID, _id: { $in: [...ids] } }, inSession)).deletedCount
     },
 
+    /** Every folder and flashcard of the user, in one batch: what a tree needs of them. Index user_kind (prefix). */
     allNodes (userID: string): Promise<LibraryNode[]> {
-      return library.find({ userID }, { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, session }).toArray()
+      return library.find({ userID }, { projection: { _id: 1, kind: 1, parentID: 1, name: 1 }, ...oneBatch(MAX_LIBRARY_ANSWER), session }).toArray()
     }
   }
 }

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import { userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
-import { treeJsonAround, writeCards } from '../domain/library-tree.js'
+import { treeJson } from '../domain/library-tree.js'
 import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import type { ReviewAnswer as StoredAnswer } from '../repositories/reviews.js'
@@ -36,26 +35,25 @@ async function reviewsDoneToday (app: FastifyInstance, user: UserDocument, today
 
 /**
  * The tree of the cards the user should study before their day ends, as JSON
- * text, in three round trips: the account (read by authentication, with
- * today's review counts), the cards, and the folders and flashcards above them.
- * The cards' part of the answer needs only the cards, so it is written while
- * the database looks up the folders: on the event loop's next turn, once the
- * query has gone out (a microtask would run before the driver sends it).
+ * text. After the account (read by authentication, with today's review
+ * counts), one round trip: today's cards and the user's folders and
+ * flashcards are read side by side, the whole tree rather than the part
+ * above the cards, which would have to wait for them; the tree is then
+ * pruned to the flashcards that hold today's cards.
  */
 export async function todayCards (app: FastifyInstance, user: UserDocument): Promise<string> {
   const calendar = calendarOf(user)
   const today = userDay(app.clock(), calendar)
   const doneToday = await reviewsDoneToday(app, user, today)
-  const cards = await app.repositories.cards.todayQueue(user._id, today.end, {
-    reviews: Math.max(0, user.reviewsPerDay - doneToday.reviews),
-    newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
-  })
-  if (cards.length === 0) return '{}'
-  const [nodes, written] = await Promise.all([
-    app.repositories.library.foldersAndFlashcards(user._id, [...new Set(cards.map((card) => card.flashcardID))]),
-    nextTurn().then(() => writeCards(cardLeaves(cards, calendar)))
+  const [cards, nodes] = await Promise.all([
+    app.repositories.cards.todayQueue(user._id, today.end, {
+      reviews: Math.max(0, user.reviewsPerDay - doneToday.reviews),
+      newCards: Math.max(0, user.newCardsPerDay - doneToday.newCards)
+    }),
+    app.repositories.library.allNodes(user._id)
   ])
-  return treeJsonAround(nodes, written)
+  if (cards.length === 0) return '{}'
+  return treeJson(nodes, cardLeaves(cards, calendar))
 }
 
 interface ReviewRequest { flashcardID: string, cardID: string, rating: Rating, reviewID?: string }
