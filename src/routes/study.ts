@@ -111,9 +111,13 @@ export async function reviewCard (app: FastifyInstance, user: UserDocument, requ
       return answer
     })
   } catch (error) {
-    // the reviewID is in the log already: this is a retry, and it gets the first answer
+    // the reviewID is in the log already: a retry gets the first answer; the key sent
+    // again for another card is a client's mistake, and must not pass for that card's review
     if (isDuplicateKey(error)) {
       const earlier = await app.repositories.reviews.findByReviewID(user._id, reviewID)
+      if (earlier !== null && (earlier.cardID !== cardID || earlier.flashcardID !== flashcardID)) {
+        throw new RequestError(409, `the reviewID ${reviewID} was used for another card (${earlier.cardID}); send a new reviewID for each review`)
+      }
       if (earlier !== null) return earlier.answer
     }
     throw error

@@ -140,6 +140,20 @@ test('review-card', async (t) => {
     t.equal((await cardDocument(cardID as string))?.reps, 2)
   })
 
+  await t.test('a reviewID already used for another card answers 409 and changes nothing', async (t) => {
+    current = new Date('2026-05-06T14:00:00Z')
+    const user = await registerUser(app)
+    const { flashcardID, cardIDs: [first, second] } = await makeDeck(user, 'Reused key', 2)
+    t.equal((await reviewCard(user, { flashcardID, cardID: first, rating: 'good', reviewID: 'reused' })).statusCode, 200)
+    const before = { card: await cardDocument(second as string), reviews: await app.db.collection('reviews').countDocuments({ userID: user.userID }), xp: await totalXp(user) }
+    const reused = await reviewCard(user, { flashcardID, cardID: second, rating: 'good', reviewID: 'reused' })
+    t.equal(reused.statusCode, 409)
+    t.match(reused.json().error, /reviewID reused was used for another card/)
+    t.strictSame(await cardDocument(second as string), before.card, 'the second card is not reviewed')
+    t.equal(await app.db.collection('reviews').countDocuments({ userID: user.userID }), before.reviews)
+    t.equal(await totalXp(user), before.xp)
+  })
+
   await t.test('concurrent retries with one reviewID make one review', async (t) => {
     current = new Date('2026-05-06T15:00:00Z')
     const user = await registerUser(app)
