@@ -18,7 +18,7 @@ export default fp(async function errors (app) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = isDatabaseUnavailable(error) ? 503 : error.statusCode ?? 500
     if (error.validation !== undefined) {
-      return reply.code(400).send({ error: validationMessage(error) })
+      return reply.code(400).send({ error: validationMessage(error) + tokenHint(error, request.headers.authorization) })
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send({ error: 'send the body as JSON with the header Content-Type: application/json' })
@@ -47,7 +47,14 @@ export default fp(async function errors (app) {
   })
 
   app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send({ error: `no operation ${request.method} ${request.url.split('?')[0] ?? ''}` })
+    const path = request.url.split('?')[0] ?? ''
+    // the operation exists, asked for with another method: say which one it takes
+    const allowed = ['GET', 'POST'].filter((method) => app.hasRoute({ method, url: path }))
+    if (allowed.length > 0) {
+      return reply.code(405).header('allow', allowed.join(', '))
+        .send({ error: `${path} takes ${allowed.join(' or ')}, not ${request.method}${allowed.includes('POST') ? ', with a JSON body' : ''}` })
+    }
+    return reply.code(404).send({ error: `no operation ${request.method} ${path}` })
   })
 }, { name: 'errors' })
 
@@ -83,6 +90,15 @@ export function isDatabaseUnavailable (error: Error): boolean {
 }
 
 const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+/** A token sent as a header, as many APIs take it, is missed here: say where it goes. */
+function tokenHint (error: FastifyError, authorization: string | undefined): string {
+  const first = error.validation?.[0]
+  const missing = first?.keyword === 'required' && (first.params as { missingProperty?: unknown }).missingProperty === 'jwtToken'
+  return missing && authorization !== undefined
+    ? ': the token goes in the JSON body as "jwtToken", not in the Authorization header'
+    : ''
+}
 
 function validationMessage (error: FastifyError): string {
   const first = error.validation?.[0]

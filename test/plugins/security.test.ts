@@ -99,3 +99,41 @@ test('tokens and passwords never reach the log', async (t) => {
   t.notOk(log.includes(jwtToken), 'no token in the log')
   t.notOk(log.includes(jwtToken.split('.')[2]), 'not even a token signature')
 })
+
+test('API answers are never cached: tokens, profiles and errors carry Cache-Control: no-store', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const email = 'cache@example.com'
+  const registered = await post(app, 'register', { email, password: 'long enough password' })
+  t.equal(registered.statusCode, 201)
+  t.equal(registered.headers['cache-control'], 'no-store', 'register')
+  const login = await post(app, 'login', { email, password: 'long enough password' })
+  t.equal(login.headers['cache-control'], 'no-store', 'login')
+  t.equal((await post(app, 'get-user', { jwtToken: login.json().jwtToken })).headers['cache-control'], 'no-store', 'a profile')
+  t.equal((await post(app, 'get-user', { jwtToken: 'nope' })).headers['cache-control'], 'no-store', 'an error')
+})
+
+test('an operation asked for with another method answers 405 with Allow; an unknown one 404', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const get = await app.inject({ method: 'GET', url: '/api/get-user' })
+  t.equal(get.statusCode, 405)
+  t.equal(get.headers.allow, 'POST')
+  t.match(get.json().error, /\/api\/get-user takes POST, not GET, with a JSON body/)
+  const put = await app.inject({ method: 'PUT', url: '/api/get-today-cards?x=1' })
+  t.equal(put.statusCode, 405)
+  t.equal(put.headers.allow, 'POST')
+  const postHealth = await app.inject({ method: 'POST', url: '/health' })
+  t.equal(postHealth.statusCode, 405)
+  t.equal(postHealth.headers.allow, 'GET')
+  const unknown = await app.inject({ method: 'GET', url: '/api/no-such-operation' })
+  t.equal(unknown.statusCode, 404)
+  t.match(unknown.json().error, /no operation GET \/api\/no-such-operation/)
+})
+
+test('a token sent in an Authorization header rather than the body: 400 that says where it goes', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const response = await app.inject({ method: 'POST', url: '/api/get-user', headers: { authorization: 'Bearer abc.def.ghi' }, payload: {} })
+  t.equal(response.statusCode, 400)
+  t.match(response.json().error, /missing the field "jwtToken": the token goes in the JSON body as "jwtToken", not in the Authorization header/)
+  const withoutHeader = await app.inject({ method: 'POST', url: '/api/get-user', payload: {} })
+  t.notMatch(withoutHeader.json().error, /Authorization/, 'no hint without the header')
+})
