@@ -10,7 +10,8 @@
 # Deleting operations would soon destroy the seeded data and with it the deep
 # coverage (and renaming or moving a folder would change the paths sent), so
 # just before such a call a throwaway folder, flashcard, card or goal is
-# created and its id sent instead.
+# created and its id sent instead; logging out everywhere gets the token of a
+# throwaway account, or it would end the seeded account's token.
 #
 # Every answer is recorded as one JSON line in FUZZ_RECORD, for the summary.
 import json
@@ -98,15 +99,27 @@ def importable_text(body):
     return card.join(f"front {n}{term}back {n}" for n in range(3))
 
 
-def call(operation, body):
+def call(operation, body, token=True):
     request = urllib.request.Request(
         f"{ORIGIN}/api/{operation}",
-        data=json.dumps({"jwtToken": DATA["token"], **body}).encode(),
+        data=json.dumps({"jwtToken": DATA["token"], **body} if token else body).encode(),
         headers={"Content-Type": "application/json"},
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
+
+
+def throwaway_count_next():
+    global throwaway_count
+    with lock:
+        throwaway_count += 1
+        return throwaway_count
+
+
+def throwaway_token():
+    email = f"throwaway-{os.getpid()}-{throwaway_count_next()}@example.com"
+    return call("register", {"email": email, "password": "throwaway password"}, token=False)["jwtToken"]
 
 
 def throwaway_folder():
@@ -119,7 +132,7 @@ def throwaway_folder():
 
 
 # operations that would delete the seeded data, or change the folder paths the hooks send
-CHANGING_PATHS = {"delete-folder", "delete-flashcard", "delete-card", "delete-goal", "rename-folder", "move-folder"}
+CHANGING_PATHS = {"delete-folder", "delete-flashcard", "delete-card", "delete-goal", "rename-folder", "move-folder", "logout-everywhere"}
 
 
 def swap_for_throwaway(operation, body):
@@ -138,6 +151,8 @@ def swap_for_throwaway(operation, body):
         spare = DATA["spareFlashcard"]
         body["flashcardID"] = spare
         body["cardID"] = call("add-cards", {"flashcardID": spare, "cards": [{"front": "f", "back": "b"}]})["cardIDs"][0]
+    elif operation == "logout-everywhere" and body.get("jwtToken") == DATA["token"]:
+        body["jwtToken"] = throwaway_token()
     elif operation == "delete-goal" and body.get("goalID") in REAL_IDS:
         body["goalID"] = call("create-goal", {"type": "XP", "target": 10, "end_date": DATA["endDate"]})["goalID"]
 

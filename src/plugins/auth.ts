@@ -5,8 +5,8 @@ import type { UserDocument } from '../repositories/users.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** signs a token for the user */
-    issueToken: (userID: string) => string
+    /** signs a token for the user, in the account's current token generation */
+    issueToken: (userID: string, generation?: number) => string
     /** the user a body token names, or null for any invalid, expired, forged or orphaned token */
     identify: (token: unknown) => Promise<UserDocument | null>
     /** preHandler: reads `jwtToken` from the body, sets `request.account`, or answers 401 */
@@ -30,6 +30,9 @@ export const INVALID_TOKEN = 'invalid or expired token'
 /** How many verified tokens are remembered; past that, the oldest is forgotten first. */
 const REMEMBERED_TOKENS = 10_000
 
+/** How far ahead of this server's clock a token's issue time may be (another instance's clock drifts a little). */
+const CLOCK_SKEW_SECONDS = 60
+
 /**
  * Tokens that passed verification, with the account each names, until they
  * expire. A client sends the same token with every request for days, and
@@ -39,20 +42,22 @@ const REMEMBERED_TOKENS = 10_000
  * found. fast-jwt's own cache keys by a SHA hash of the token, which still
  * took 0.15 ms. At most ~3.5 MB for the 10,000 tokens.
  */
+interface VerifiedToken { userID: string, generation: number, expiresAt: number }
+
 function verifiedTokens () {
-  const tokens = new Map<string, { userID: string, expiresAt: number }>()
+  const tokens = new Map<string, VerifiedToken>()
   return {
-    userOf (token: string, now: number): string | undefined {
+    claimsOf (token: string, now: number): VerifiedToken | undefined {
       const known = tokens.get(token)
       if (known === undefined) return undefined
       // the verifier's own rule: valid up to and including the second of `exp`
-      if (now <= known.expiresAt) return known.userID
+      if (now <= known.expiresAt) return known
       tokens.delete(token)
       return undefined
     },
-    remember (token: string, userID: string, expiresAt: number): void {
+    remember (token: string, claims: VerifiedToken): void {
       if (tokens.size >= REMEMBERED_TOKENS) tokens.delete(tokens.keys().next().value as string)
-      tokens.set(token, { userID, expiresAt })
+      tokens.set(token, claims)
     }
   }
 }
@@ -76,30 +81,37 @@ export default fp<AuthOptions>(async function auth (app, options) {
       algorithms: [TOKEN_ALGORITHM],
       allowedIss: TOKEN_ISSUER,
       allowedAud: TOKEN_AUDIENCE,
-      requiredClaims: ['sub', 'exp', 'iss', 'aud']
+      requiredClaims: ['sub', 'exp', 'iat', 'iss', 'aud']
     }
   })
 
-  app.decorate('issueToken', (userID: string) => app.jwt.sign({ sub: userID }))
+  app.decorate('issueToken', (userID: string, generation = 0) => app.jwt.sign({ sub: userID, gen: generation }))
 
   const verified = verifiedTokens()
   app.decorate('identify', async (token: unknown) => {
     if (typeof token !== 'string' || token === '' || token.length > 4096) return null
-    let userID = verified.userOf(token, Date.now())
-    if (userID === undefined) {
-      let claims: { sub?: unknown, exp?: unknown }
+    const now = Date.now()
+    let claims = verified.claimsOf(token, now)
+    if (claims === undefined) {
+      let decoded: { sub?: unknown, exp?: unknown, iat?: unknown, gen?: unknown }
       try {
-        claims = app.jwt.verify<{ sub?: unknown, exp?: unknown }>(token)
+        decoded = app.jwt.verify<typeof decoded>(token)
       } catch {
         return null
       }
-      // exp is a required claim: the verifier refused a token without a numeric one
-      if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null
-      userID = claims.sub
-      verified.remember(token, userID, claims.exp * 1000)
+      // exp and iat are required claims: the verifier refused a token without numeric ones
+      if (typeof decoded.sub !== 'string' || typeof decoded.exp !== 'number' || typeof decoded.iat !== 'number') return null
+      // a token issued in the future was not issued by this service's clock
+      if (decoded.iat * 1000 > now + CLOCK_SKEW_SECONDS * 1000) return null
+      const generation = decoded.gen === undefined ? 0 : decoded.gen
+      if (typeof generation !== 'number') return null
+      claims = { userID: decoded.sub, generation, expiresAt: decoded.exp * 1000 }
+      verified.remember(token, claims)
     }
-    // a token outlives nothing: the account it names must still exist
-    return await app.repositories.users.findById(userID)
+    // a token outlives nothing: the account it names must still exist, in the token's generation
+    const account = await app.repositories.users.findById(claims.userID)
+    if (account === null || (account.tokenGeneration ?? 0) !== claims.generation) return null
+    return account
   })
 
   app.decorateRequest('account', null as unknown as UserDocument)

@@ -29,6 +29,8 @@ export interface UserDocument extends UserSettings {
   studyDay?: StudyDay
   /** how many reviews the account has recorded: orders the review log where instants tie */
   reviewCount?: number
+  /** tokens name the generation they were issued in; a new one (log out everywhere, a new password) ends the older ones */
+  tokenGeneration?: number
   /** bumped by every transaction that changes the library, so that two of one user conflict (see lockForWrite) */
   writes?: number
   createdAt: Date
@@ -122,6 +124,16 @@ export function usersRepository (db: Db, session?: ClientSession) {
     /** Changes some settings and returns the account as it now is; null when it is gone. */
     updateSettings (userID: string, changes: Partial<UserSettings>): Promise<UserDocument | null> {
       return users.findOneAndUpdate({ _id: userID }, { $set: changes }, after)
+    },
+
+    /** Starts a new token generation (and sets a new password hash, if given); the new generation, or null when the account is gone. */
+    async newTokenGeneration (userID: string, passwordHash?: string): Promise<number | null> {
+      const user = await users.findOneAndUpdate(
+        { _id: userID },
+        { $inc: { tokenGeneration: 1 }, ...(passwordHash === undefined ? {} : { $set: { passwordHash } }) },
+        after
+      )
+      return user === null ? null : user.tokenGeneration ?? 0
     },
 
     async remove (userID: string): Promise<void> {

@@ -6,7 +6,7 @@ import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/pa
 import { InvalidTokenError } from '../plugins/auth.js'
 import { DEFAULT_SETTINGS, EmailTakenError, normaliseEmail, type UserSettings } from '../repositories/users.js'
 import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/common.js'
-import { DeleteAccountBody, DeletedAccount, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
+import { ChangePasswordBody, DeleteAccountBody, DeletedAccount, LoggedOut, LoginBody, RegisterBody, Session, TokenBody, UpdateSettingsBody, UserProfile } from '../schemas/accounts.js'
 import type { UserDocument } from '../repositories/users.js'
 import { RequestError } from '../plugins/errors.js'
 
@@ -93,7 +93,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       ? await verifyAgainstNothing(password)
       : await verifyPassword(password, user.passwordHash)
     if (user === null || !valid) return reply.code(401).send({ error: WRONG_CREDENTIALS })
-    return { userID: user._id, jwtToken: app.issueToken(user._id) }
+    return { userID: user._id, jwtToken: app.issueToken(user._id, user.tokenGeneration ?? 0) }
   })
 
   app.post('/get-user', {
@@ -120,6 +120,39 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     // the account was deleted since the token was checked
     if (updated === null) throw new InvalidTokenError()
     return profileOf(updated)
+  })
+
+  app.post('/logout-everywhere', {
+    schema: {
+      summary: 'End every token of the account, this one included',
+      description: 'Every token issued before this call stops working at once, on every device; log in again for a new one.',
+      tags: ['account'],
+      body: TokenBody,
+      response: { 200: LoggedOut, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    if (await app.repositories.users.newTokenGeneration(request.account._id) === null) throw new InvalidTokenError()
+    request.log.info({ userID: request.account._id }, 'logged out everywhere')
+    return { loggedOut: 'true' as const }
+  })
+
+  app.post('/change-password', {
+    schema: {
+      summary: 'Change the password, after asking for the current one; every earlier token stops working',
+      description: 'Answers a fresh token for this device; every token issued before, on any device, stops working at once.',
+      tags: ['account'],
+      body: ChangePasswordBody,
+      response: { 200: Session, ...authenticatedErrors }
+    },
+    preHandler: app.authenticate
+  }, async (request) => {
+    const account = request.account
+    if (!await verifyPassword(request.body.password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
+    const generation = await app.repositories.users.newTokenGeneration(account._id, await hashPassword(request.body.newPassword))
+    if (generation === null) throw new InvalidTokenError()
+    request.log.info({ userID: account._id }, 'password changed')
+    return { userID: account._id, jwtToken: app.issueToken(account._id, generation) }
   })
 
   app.post('/delete-account', {

@@ -68,3 +68,12 @@ export const DeleteAccountBody = Type.Object({
 }, { additionalProperties: false })
 
 export const DeletedAccount = Type.Object({ deleted: Type.Literal('true') })
+
+export const ChangePasswordBody = Type.Object({
+  jwtToken: JwtToken,
+  password: Type.String({ minLength: 1, maxLength: 1024, description: 'the current password' }),
+  newPassword: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, description: `at least ${MIN_PASSWORD_LENGTH} characters` })
+}, { additionalProperties: false })
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>
+
+export const LoggedOut = Type.Object({ loggedOut: Type.Literal('true') })
