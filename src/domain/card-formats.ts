@@ -277,7 +277,7 @@ function readCsvCards (text: string, header: CsvHeader): ReadCard[] {
     const skip = first && (header === true || (header === 'auto' && isHeader(fields)))
     first = false
     if (skip) continue
-    cards.push({ front: front.value, back: back.value, line: lineAt(front.offset), backLine: lineAt(back.offset) })
+    cards.push({ front: unguarded(front.value), back: unguarded(back.value), line: lineAt(front.offset), backLine: lineAt(back.offset) })
   }
   return cards
 }
@@ -367,8 +367,28 @@ export function toQuizlet (cards: readonly CardText[], separators: Separators = 
     { card: position + 1 })
 }
 
+/**
+ * A spreadsheet runs a cell that begins with = + - @ (or a tab or carriage
+ * return before one) as a formula: OWASP's CSV injection. Such a cell is
+ * written with an apostrophe in front, which spreadsheets show as text; so
+ * that reading the file back gives the exact text, a cell that itself begins
+ * with an apostrophe before one of those characters (or another apostrophe)
+ * gets one too, and reading takes exactly one such apostrophe away.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+const GUARDED = /^'[=+\-@\t\r']/
+
+function guarded (text: string): string {
+  return FORMULA_START.test(text) || GUARDED.test(text) ? `'${text}` : text
+}
+
+function unguarded (text: string): string {
+  return GUARDED.test(text) ? text.slice(1) : text
+}
+
 function csvField (text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+  const cell = guarded(text)
+  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell
 }
 
 /** Cards as CSV (RFC 4180): a `front,back` header, CRLF after every record, quotes only where needed. */

@@ -72,6 +72,8 @@ const transfer: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       summary: 'A flashcard\'s cards as Quizlet-style text or CSV',
       description: 'import-cards with the same options reads the text back to the same cards. ' +
+        'In CSV a cell a spreadsheet would run as a formula (one beginning with = + - @, a tab or a carriage return) is written with an apostrophe in front, ' +
+        'as OWASP advises against CSV injection, and so is one beginning with an apostrophe before such a character; import-cards takes exactly that apostrophe away. ' +
         'Quizlet text has no escaping: a card that its separators would split differently (a front holding the term separator, ' +
         'any text holding the card separator) is refused with 400 naming the card; choose other separators or CSV, which holds any text.',
       tags: ['library'],

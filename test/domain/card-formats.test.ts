@@ -224,6 +224,17 @@ test('CSV export: a header, CRLF after each record, quotes only where needed', a
   t.equal(toCsv([]), 'front,back\r\n')
 })
 
+test('CSV export neutralises cells a spreadsheet would run as formulas (OWASP), and reading it back gives the exact text', async (t) => {
+  const formulas = [card('=1+1', '+CMD|calc'), card('-2', '@SUM(A1)'), card('\t=x', '\r=y'), card("'=already", "''quoted"), card("'tis", 'plain')]
+  const csv = toCsv(formulas)
+  t.equal(csv, "front,back\r\n'=1+1,'+CMD|calc\r\n'-2,'@SUM(A1)\r\n'\t=x,\"'\r=y\"\r\n''=already,'''quoted\r\n'tis,plain\r\n")
+  for (const line of csv.split('\r\n').slice(1, -1)) {
+    t.notMatch(line, /^[=+\-@\t\r]|,[=+\-@\t\r]|,"[=+\-@\t\r]/, `no cell of ${JSON.stringify(line)} starts a formula`)
+  }
+  t.same(parseCsv(csv), formulas, 'the exact text comes back')
+  t.same(parseCsv("front,back\n'=1,'tis\n"), [card('=1', "'tis")], 'a foreign file: the guard goes, an ordinary apostrophe stays')
+})
+
 test('Quizlet export joins cards with the separators and nothing else', async (t) => {
   t.equal(toQuizlet([card('a', 'b'), card('c', '')]), 'a\tb\nc\t')
   t.equal(toQuizlet([card('a', 'b'), card('c', 'd')], { termSeparator: ' - ', cardSeparator: '\n\n' }), 'a - b\n\nc - d')
@@ -273,7 +284,7 @@ function random (seed: number): () => number {
   }
 }
 
-const ALPHABET = ['a', 'b', ' ', ',', '"', '\n', '\r', '\t', ';', '-', 'é', '🦊', '\u0301', '中']
+const ALPHABET = ['a', 'b', ' ', ',', '"', '\n', '\r', '\t', ';', '-', 'é', '🦊', '\u0301', '中', '=', '+', '@', "'"]
 
 function randomCards (next: () => number): CardText[] {
   const text = (minimum: number) => Array.from({ length: minimum + Math.floor(next() * 8) }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]).join('')
