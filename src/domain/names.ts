@@ -13,8 +13,29 @@ export const MAX_NAME_LENGTH = 100
  */
 export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$'
 
-export function reservedNameProblem (name: string): string | null {
-  return RESERVED_NAMES.has(name)
-    ? `"${name}" is reserved: a client tells a flashcard from a folder by its members cards, flashcardID and flashcardName`
-    : null
+/**
+ * Bidirectional controls make a name read otherwise than it is stored
+ * ("evil\u202Egnp.exe" shows as "evilexe.png"): refused in names.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+
+/** What shows nothing by itself: spaces, format characters (zero-width ones among them), combining marks, fillers. */
+const VISIBLE = /[^\p{White_Space}\p{Cf}\p{Mn}\p{Me}\p{Cc}\u115f\u1160\u3164\uffa0]/u
+
+/**
+ * Why a folder or flashcard name cannot be used, or null. Names reach here
+ * NFC-normalised (plugins/json-body.ts), so two spellings of one name are
+ * one name.
+ */
+export function nameProblem (name: string): string | null {
+  if (RESERVED_NAMES.has(name)) {
+    return `"${name}" is reserved: a client tells a flashcard from a folder by its members cards, flashcardID and flashcardName`
+  }
+  if (BIDI_CONTROLS.test(name)) {
+    return `the name ${JSON.stringify(name)} holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), which would make it read otherwise than it is: remove it`
+  }
+  if (!VISIBLE.test(name)) {
+    return `the name ${JSON.stringify(name)} has no visible character: give it at least one letter, digit or symbol`
+  }
+  return null
 }

@@ -82,13 +82,32 @@ function mistypedField (value: unknown, schema: FieldSchema | undefined, where: 
   return null
 }
 
+/** Non-ASCII text, or an escape that may stand for some: only then can a string need normalising. */
+const MAYBE_NOT_ASCII = /[^\x00-\x7f]|\\u/
+
+/** Every string value of the body, NFC-normalised in place (field names are the schema's, left alone). */
+function normaliseStrings (body: unknown): void {
+  const pending: unknown[] = [body]
+  while (pending.length > 0) {
+    const value = pending.pop()
+    if (typeof value !== 'object' || value === null) continue
+    const container = value as Record<string, unknown>
+    for (const key of Object.keys(container)) {
+      const item = container[key]
+      if (typeof item === 'string') container[key] = item.normalize('NFC')
+      else if (typeof item === 'object' && item !== null) pending.push(item)
+    }
+  }
+}
+
 /**
  * JSON bodies, read by Fastify's own parser (prototype poisoning refused) and
  * only as well-formed text. Strings are stored as UTF-8, where invalid bytes
  * and unpaired surrogates ("\ud800") would silently turn into U+FFFD: names
  * would not round-trip, "a\ud800" and "a\udc00" would clash as one name, and
  * two such passwords would hash alike. Such a body is answered 400 instead,
- * as is one with a mistyped field that validation would coerce.
+ * as is one with a mistyped field that validation would coerce. Every text
+ * is stored NFC-normalised.
  */
 export default fp(async function jsonBody (app) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -105,6 +124,8 @@ export default fp(async function jsonBody (app) {
         return done(new MalformedBodyError(`${where} holds an unpaired surrogate (a \\ud800-\\udfff escape without its other half), ` +
           'which is not text: send whole characters'), undefined)
       }
+      // one spelling of each text: "café" typed as é or as e + combining accent is one name
+      if (MAYBE_NOT_ASCII.test(text)) normaliseStrings(body)
       done(null, body)
     })
   })

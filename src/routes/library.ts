@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { LibraryRepository } from '../repositories/library.js'
 import type { Repositories } from '../plugins/database.js'
 import { newId } from '../domain/ids.js'
-import { reservedNameProblem } from '../domain/names.js'
+import { nameProblem } from '../domain/names.js'
 import { newSchedule } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { NameTakenError, TOP_LEVEL, type LibraryNodeDocument } from '../repositories/library.js'
@@ -13,7 +13,7 @@ import { RequestError } from '../plugins/errors.js'
 
 export function checkNames (names: readonly string[]): void {
   for (const name of names) {
-    const problem = reservedNameProblem(name)
+    const problem = nameProblem(name)
     if (problem !== null) throw new RequestError(400, problem)
   }
 }

@@ -1,18 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js'
 import { JwtToken } from './common.js'
+import { NAME_PATTERN } from '../domain/names.js'
 
 const Email = Type.String({
   minLength: 3,
   maxLength: 254,
-  pattern: '^\\s*[^\\s@]+@[^\\s@]+\\s*$',
+  // no control characters (beyond the surrounding white space that is trimmed)
+  pattern: '^\\s*[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+\\s*$',
   description: 'email address, case-insensitive'
 })
 
 export const RegisterBody = Type.Object({
   email: Email,
   password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, description: `at least ${MIN_PASSWORD_LENGTH} characters` }),
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NAME_PATTERN, description: 'no control characters' })),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Paris (default UTC)' }))
 }, { additionalProperties: false })
 export type RegisterBody = Static<typeof RegisterBody>
@@ -49,7 +51,7 @@ export const MAX_DESIRED_RETENTION = 0.99
 /** Every setting optional, at least one given; counts as JSON integers or digit strings. */
 export const UpdateSettingsBody = Type.Object({
   jwtToken: JwtToken,
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NAME_PATTERN, description: 'no control characters' })),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Paris' })),
   dayStartHour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23, description: 'the hour (0-23) the user\'s day turns over' })),
   newCardsPerDay: Type.Optional(Type.Integer({ minimum: 0, maximum: 9999, description: 'new cards shown a day, 0-9999' })),
