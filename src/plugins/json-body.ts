@@ -83,7 +83,7 @@ function mistypedField (value: unknown, schema: FieldSchema | undefined, where: 
 }
 
 /** Non-ASCII text, or an escape that may stand for some: only then can a string need normalising. */
-const MAYBE_NOT_ASCII = /[^\x00-\x7f]|\\u/
+const MAYBE_NOT_ASCII = /[\u0080-\uffff]|\\u/
 
 /** Every string value of the body, NFC-normalised in place (field names are the schema's, left alone). */
 function normaliseStrings (body: unknown): void {
