@@ -11,10 +11,16 @@ declare module 'fastify' {
     /** login and register attempts: limited per client address (onRequest) and per account (preHandler) */
     limitAttemptsByAddress: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     limitAttemptsByAccount: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /**
+     * Counts an attempt on the body's account, whatever the address; the
+     * seconds until the account takes attempts again once over its limit, or
+     * null. For login, which lets an address the account knows through.
+     */
+    accountAttemptWait: (request: FastifyRequest) => Promise<number | null>
   }
 }
 
-class TooManyAttemptsError extends Error {
+export class TooManyAttemptsError extends Error {
   readonly statusCode = 429
   constructor (seconds: number) {
     super(`too many attempts; retry in ${seconds} seconds`)
@@ -90,20 +96,26 @@ export default fp<SecurityOptions>(async function security (app, options) {
   // Two limits on one request: createRateLimit gives counters that the plugin's
   // own hooks would not run twice (after one limiter, a request skips the rest).
   const { perAddress, perAccount, windowMs } = app.authRateLimit
-  const limiter = (max: number, key: (request: FastifyRequest) => string) => {
+  const counter = (max: number, key: (request: FastifyRequest) => string) => {
     const count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key })
-    return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    return async (request: FastifyRequest): Promise<number | null> => {
       const verdict = await count(request)
-      if (verdict.isAllowed || !verdict.isExceeded) return
-      void reply.header('retry-after', verdict.ttlInSeconds)
-      throw new TooManyAttemptsError(verdict.ttlInSeconds)
+      return verdict.isAllowed || !verdict.isExceeded ? null : verdict.ttlInSeconds
     }
   }
-  app.decorate('limitAttemptsByAddress', limiter(perAddress, (request) => `address:${request.ip}`))
-  app.decorate('limitAttemptsByAccount', limiter(perAccount, (request) => {
+  const limiter = (wait: (request: FastifyRequest) => Promise<number | null>) => async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const seconds = await wait(request)
+    if (seconds === null) return
+    void reply.header('retry-after', seconds)
+    throw new TooManyAttemptsError(seconds)
+  }
+  const accountAttemptWait = counter(perAccount, (request) => {
     const email = (request.body as { email?: unknown } | undefined)?.email
     return `account:${typeof email === 'string' ? normaliseEmail(email) : ''}`
-  }))
+  })
+  app.decorate('limitAttemptsByAddress', limiter(counter(perAddress, (request) => `address:${request.ip}`)))
+  app.decorate('limitAttemptsByAccount', limiter(accountAttemptWait))
+  app.decorate('accountAttemptWait', accountAttemptWait)
   const shedding = { ...DEFAULT_LOAD_SHEDDING, ...options.loadShedding }
   // The samples taken while the app starts (schemas compiled, plugins loaded) show a busy
   // event loop that is no sign of overload; pressure counts from the first sample after that.

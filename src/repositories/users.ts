@@ -29,6 +29,8 @@ export interface UserDocument extends UserSettings {
   studyDay?: StudyDay
   /** how many reviews the account has recorded: orders the review log where instants tie */
   reviewCount?: number
+  /** digests of the addresses the account logged in from lately (see knownAddress): let through when others guess at it */
+  knownAddresses?: string[]
   /** tokens name the generation they were issued in; a new one (log out everywhere, a new password) ends the older ones */
   tokenGeneration?: number
   /** bumped by every transaction that changes the library, so that two of one user conflict (see lockForWrite) */
@@ -124,6 +126,11 @@ export function usersRepository (db: Db, session?: ClientSession) {
     /** Changes some settings and returns the account as it now is; null when it is gone. */
     updateSettings (userID: string, changes: Partial<UserSettings>): Promise<UserDocument | null> {
       return users.findOneAndUpdate({ _id: userID }, { $set: changes }, after)
+    },
+
+    /** Remembers an address the account logged in from; the most recent ones are kept. */
+    async rememberAddress (userID: string, address: string, kept: number): Promise<void> {
+      await users.updateOne({ _id: userID, knownAddresses: { $ne: address } }, { $push: { knownAddresses: { $each: [address], $slice: -kept } } }, inSession)
     },
 
     /** Starts a new token generation (and sets a new password hash, if given); the new generation, or null when the account is gone. */

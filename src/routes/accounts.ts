@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { createHash } from 'node:crypto'
+import { TooManyAttemptsError } from '../plugins/security.js'
 import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
@@ -11,6 +13,14 @@ import type { UserDocument } from '../repositories/users.js'
 import { RequestError } from '../plugins/errors.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
+
+/** How many of the addresses an account logged in from are remembered. */
+const KNOWN_ADDRESSES = 10
+
+/** An address as the account keeps it: a digest salted with the account, not the address itself. */
+function knownAddress (userID: string, address: string): string {
+  return createHash('sha256').update(`${userID}\n${address}`).digest('base64url').slice(0, 22)
+}
 const WRONG_PASSWORD = 'wrong password'
 
 const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
@@ -66,6 +76,8 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
         displayName: displayName ?? normalised.split('@')[0] ?? normalised,
         timezone,
         totalXp: 0,
+        // the address that made the account is one it knows
+        knownAddresses: [knownAddress(userID, request.ip)],
         createdAt: app.clock()
       })
     } catch (error) {
@@ -80,19 +92,24 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/login', {
     schema: {
       summary: 'Exchange email and password for a token',
+      description: 'Attempts are limited per address, and per account whatever the address; an address the account logged in from lately is let through the account\'s limit, so that guesses from elsewhere never lock the owner out.',
       tags: ['account'],
       body: LoginBody,
       response: { 200: Session, 401: ErrorResponse, 429: ErrorResponse, ...requestErrors }
     },
-    onRequest: app.limitAttemptsByAddress,
-    preHandler: app.limitAttemptsByAccount
+    onRequest: app.limitAttemptsByAddress
   }, async (request, reply) => {
     const { email, password } = request.body
-    const user = await app.repositories.users.findByEmail(email)
+    const [user, wait] = await Promise.all([app.repositories.users.findByEmail(email), app.accountAttemptWait(request)])
+    if (wait !== null && (user === null || !user.knownAddresses?.includes(knownAddress(user._id, request.ip)))) {
+      void reply.header('retry-after', wait)
+      throw new TooManyAttemptsError(wait)
+    }
     const valid = user === null
       ? await verifyAgainstNothing(password)
       : await verifyPassword(password, user.passwordHash)
     if (user === null || !valid) return reply.code(401).send({ error: WRONG_CREDENTIALS })
+    await app.repositories.users.rememberAddress(user._id, knownAddress(user._id, request.ip), KNOWN_ADDRESSES)
     return { userID: user._id, jwtToken: app.issueToken(user._id, user.tokenGeneration ?? 0) }
   })
 

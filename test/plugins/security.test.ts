@@ -62,18 +62,31 @@ test('login and register are rate-limited per address, with Retry-After', async 
   t.equal(elsewhere.statusCode, 401)
 })
 
-test('login is rate-limited per account, whatever the address', async (t) => {
+test('login is limited per account, whatever the address, without locking the owner out', async (t) => {
   const app = await buildTestApp(t, import.meta.filename, { authRateLimit: { perAddress: 100, perAccount: 3, windowMs: 60_000 } })
-  const user = await registerUser(app) // the first of the account's three attempts
-  const attempt = async (address: string, password: string) => await app.inject({
-    method: 'POST', url: '/api/login', remoteAddress: address, payload: { email: user.email.toUpperCase(), password }
+  const attempt = async (email: string, address: string, password: string) => await app.inject({
+    method: 'POST', url: '/api/login', remoteAddress: address, payload: { email: email.toUpperCase(), password }
   })
-  t.equal((await attempt('10.0.0.1', 'guess one')).statusCode, 401)
-  t.equal((await attempt('10.0.0.2', 'guess two')).statusCode, 401)
-  const third = await attempt('10.0.0.3', user.password)
-  t.equal(third.statusCode, 429, 'even the right password waits once the account is being guessed')
-  t.ok(Number(third.headers['retry-after']) > 0)
+  const user = await registerUser(app) // from 127.0.0.1: the first of the account's three attempts
+  t.equal((await attempt(user.email, '10.1.1.1', user.password)).statusCode, 200, 'the owner logs in from home')
+
+  // guesses from other addresses use up the account's attempts
+  t.equal((await attempt(user.email, '10.0.0.1', 'guess one')).statusCode, 401, 'the third attempt')
+  t.equal((await attempt(user.email, '10.0.0.2', 'guess two')).statusCode, 429, 'a stranger is held back once the account has had its attempts')
+  const stranger = await attempt(user.email, '10.0.0.3', user.password)
+  t.equal(stranger.statusCode, 429, 'even with the right password, from an address the account does not know')
+  t.ok(Number(stranger.headers['retry-after']) > 0)
+
+  const home = await attempt(user.email, '10.1.1.1', user.password)
+  t.equal(home.statusCode, 200, 'the owner, from an address the account logged in from, is not locked out')
+  t.equal((await attempt(user.email, '127.0.0.1', user.password)).statusCode, 200, 'nor from the address that registered it')
+  t.equal((await attempt(user.email, '10.1.1.1', 'a wrong password')).statusCode, 401, 'a known address still needs the password')
   t.equal((await post(app, 'login', { email: 'other@example.com', password: 'x'.repeat(9) })).statusCode, 401, 'other accounts are not affected')
+
+  // the address is kept as a digest salted with the account, not as it is
+  const stored = await app.db.collection<{ _id: string, knownAddresses: string[] }>('users').findOne({ _id: user.userID })
+  t.equal(stored?.knownAddresses.length, 2)
+  t.notOk(JSON.stringify(stored?.knownAddresses).includes('10.1.1.1'))
 })
 
 test('tokens and passwords never reach the log', async (t) => {
