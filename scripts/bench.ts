@@ -52,6 +52,8 @@ const SAMPLES = setting('BENCH_SAMPLES', 30)
 const LOAD_SECONDS = setting('BENCH_LOAD_SECONDS', 10)
 const WARMUP = 5
 const CONNECTIONS = 20
+/** more connections on one user than the service serves at once (maxInFlightPerUser): the excess must get a fast 503 */
+const OVERLOAD_CONNECTIONS = 50
 const LOAD_WARMUP_SECONDS = 2
 // a run that hangs somewhere is stopped and cleaned up rather than left running
 const RUN_TIME_LIMIT_MS = 30 * 60_000
@@ -241,9 +243,9 @@ async function measureOne (label: string, target: Target): Promise<Measured> {
   return (await measure([label], [target]))[0] as Measured
 }
 
-async function measureLoad (url: string, body: string): Promise<LoadResult | string> {
+async function measureLoad (url: string, body: string, connections = CONNECTIONS): Promise<LoadResult | string> {
   try {
-    const load = await loadRun(url, body, CONNECTIONS, LOAD_SECONDS, LOAD_WARMUP_SECONDS)
+    const load = await loadRun(url, body, connections, LOAD_SECONDS, LOAD_WARMUP_SECONDS)
     progress(`  ${load.requestsPerSecond.toFixed(0)} answers 200 a second, latency of all answers p50 ${load.p50} ms, p90 ${load.p90} ms` +
       (load.problems === null ? '' : `; ${load.problems}`))
     return load
@@ -312,6 +314,7 @@ interface ServiceFigures {
   goals: Measured
   allCards: Measured
   load: LoadResult | string
+  overload: LoadResult | string
   memory: { service: number | null, database: number | null }
 }
 
@@ -364,6 +367,8 @@ async function measureService (data: BenchData): Promise<ServiceFigures> {
 
   progress(`${CONNECTIONS} connections on get-today-cards (10k-card user) for ${LOAD_SECONDS} s after ${LOAD_WARMUP_SECONDS} s of warm-up`)
   const load = await measureLoad(api('get-today-cards'), bigToken)
+  progress(`${OVERLOAD_CONNECTIONS} connections on get-today-cards (10k-card user), past what the service takes at once`)
+  const overload = await measureLoad(api('get-today-cards'), bigToken, OVERLOAD_CONNECTIONS)
   // the requests the load run left queued finish before memory is read and the service stops
   await sleep(2000)
 
@@ -371,7 +376,7 @@ async function measureService (data: BenchData): Promise<ServiceFigures> {
   const memory = { service: await residentMemory(service.pid), database: databasePid === null ? null : await residentMemory(databasePid) }
   progress(`  resident memory: service ${megabytes(memory.service)}, database ${megabytes(memory.database)}`)
   await service.stop()
-  return { startupMs: service.startupMs, todayBig, todaySmall, todaySmallEmpty, review, goals, allCards, load, memory }
+  return { startupMs: service.startupMs, todayBig, todaySmall, todaySmallEmpty, review, goals, allCards, load, overload, memory }
 }
 
 async function measureCeiling (answer: string): Promise<{ floor: Measured, load: LoadResult | string }> {
@@ -429,6 +434,22 @@ function resultRows (figures: ServiceFigures, ceiling: { floor: Measured, load: 
     latencyRow(`get-all-cards, 10k-card user (${BIG_USER.cards.toLocaleString('en')} cards)`, figures.allCards, 150),
     latencyRow('floor: bare Fastify answering the same get-today-cards bytes', ceiling.floor, null)
   )
+  const overload = figures.overload
+  if (typeof overload === 'string') {
+    rows.push({ operation: `${OVERLOAD_CONNECTIONS} connections on get-today-cards, 10k-card user`, median: 'failed', p90: '', bar: 'fast 503s, no other 5xx', met: 'no' })
+  } else {
+    const answers = Object.values(overload.statuses).reduce((sum, count) => sum + count, 0)
+    const turnedAway = overload.statuses['503'] ?? 0
+    const otherErrors = Object.entries(overload.statuses).filter(([code]) => code !== '200' && code !== '503').reduce((sum, [, count]) => sum + count, 0)
+    rows.push({
+      operation: `${OVERLOAD_CONNECTIONS} connections on get-today-cards, 10k-card user, ${LOAD_SECONDS} s: all answers' latency p50 (p99 in the next column); ` +
+        `${(100 * turnedAway / Math.max(1, answers)).toFixed(0)}% turned away with 503, ${overload.requestsPerSecond.toFixed(0)} answers 200 a second`,
+      median: `${overload.p50} ms`,
+      p90: `(${overload.p99} ms)`,
+      bar: 'excess turned away at once; no other non-2xx',
+      met: otherErrors === 0 && overload.problems?.includes('error') !== true && overload.problems?.includes('timeout') !== true ? 'yes' : `no: ${overload.problems ?? ''}`
+    })
+  }
   const serviceLoad = figures.load
   const ceilingLoad = ceiling.load
   const loadLabel = `${CONNECTIONS} connections on get-today-cards, 10k-card user, ${LOAD_SECONDS} s: answers 200 a second`

@@ -69,7 +69,10 @@ export interface LoadResult {
   requestsPerSecond: number
   p50: number
   p90: number
+  p99: number
   requests: number
+  /** answers by HTTP status */
+  statuses: Record<string, number>
   /** answers other than 200 by status, errors and timeouts, when there were any */
   problems: string | null
 }
@@ -113,7 +116,9 @@ export async function loadRun (url: string, body: string, connections: number, s
     requestsPerSecond: result['2xx'] / result.duration,
     p50: result.latency.p50,
     p90: result.latency.p90,
+    p99: result.latency.p99,
     requests: result.requests.total,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0])),
     problems: statuses.length === 0 ? null : statuses.join(', ')
   }
 }

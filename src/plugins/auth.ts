@@ -115,10 +115,11 @@ export default fp<AuthOptions>(async function auth (app, options) {
   })
 
   app.decorateRequest('account', null as unknown as UserDocument)
-  app.decorate('authenticate', async (request: FastifyRequest) => {
+  app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as { jwtToken?: unknown } | undefined
     const account = await app.identify(body?.jwtToken)
     if (account === null) throw new InvalidTokenError()
+    app.admitUser(account._id, reply)
     request.account = account
   })
-}, { name: 'auth', dependencies: ['database'] })
+}, { name: 'auth', dependencies: ['database', 'security'] })

@@ -17,6 +17,8 @@ declare module 'fastify' {
      * null. For login, which lets an address the account knows through.
      */
     accountAttemptWait: (request: FastifyRequest) => Promise<number | null>
+    /** takes one of the user's places for requests under way until the answer is sent, or answers 503 when they are all taken */
+    admitUser: (userID: string, reply: FastifyReply) => void
   }
 }
 
@@ -30,7 +32,7 @@ export class TooManyAttemptsError extends Error {
 class OverloadedError extends Error {
   readonly statusCode = 503
   constructor (measure: string, value: number | undefined) {
-    super(`overloaded: ${measure} ${value === undefined ? '' : value.toFixed(2)} is over its limit`)
+    super(`overloaded: ${measure}${value === undefined ? '' : ` ${value.toFixed(2)}`} is over its limit`)
   }
 }
 
@@ -50,6 +52,13 @@ export interface LoadShedding {
   sampleIntervalMs: number
   /** the Retry-After a turned-away client gets (s) */
   retryAfterSeconds: number
+  /**
+   * API requests under way at once, in all and for one user; past either a
+   * request is turned away at once (503, Retry-After 1) rather than queue on
+   * the database until it times out
+   */
+  maxInFlight: number
+  maxInFlightPerUser: number
 }
 
 export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
@@ -59,7 +68,9 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
   // busy share turned a saturated service into one that answered almost nothing but 503
   maxEventLoopUtilization: 0,
   sampleIntervalMs: 1000,
-  retryAfterSeconds: 5
+  retryAfterSeconds: 5,
+  maxInFlight: 64,
+  maxInFlightPerUser: 16
 }
 
 /**
@@ -117,6 +128,32 @@ export default fp<SecurityOptions>(async function security (app, options) {
   app.decorate('limitAttemptsByAccount', limiter(accountAttemptWait))
   app.decorate('accountAttemptWait', accountAttemptWait)
   const shedding = { ...DEFAULT_LOAD_SHEDDING, ...options.loadShedding }
+
+  // Requests under way: a request holds its place until its answer is sent or its
+  // connection closes. The database serves a bounded amount of work at a time;
+  // more requests waiting on it only wait longer, and time out with nothing to show.
+  let inFlight = 0
+  const inFlightByUser = new Map<string, number>()
+  const turnAway = (reply: FastifyReply, what: string): never => {
+    void reply.header('retry-after', 1)
+    throw new OverloadedError(what, undefined)
+  }
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/api/')) return
+    if (inFlight >= shedding.maxInFlight) turnAway(reply, `requests under way (${shedding.maxInFlight})`)
+    inFlight += 1
+    reply.raw.once('close', () => { inFlight -= 1 })
+  })
+  app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
+    const held = inFlightByUser.get(userID) ?? 0
+    if (held >= shedding.maxInFlightPerUser) turnAway(reply, `requests under way for one user (${shedding.maxInFlightPerUser})`)
+    inFlightByUser.set(userID, held + 1)
+    reply.raw.once('close', () => {
+      const left = (inFlightByUser.get(userID) ?? 1) - 1
+      if (left === 0) inFlightByUser.delete(userID)
+      else inFlightByUser.set(userID, left)
+    })
+  })
   // The samples taken while the app starts (schemas compiled, plugins loaded) show a busy
   // event loop that is no sign of overload; pressure counts from the first sample after that.
   let sheddingFrom = Infinity

@@ -148,6 +148,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     const account = await app.identify((request.body as { jwtToken?: unknown }).jwtToken)
     // the published interface answers an invalid token with an empty object
     if (account === null) return reply.code(401).send({})
+    app.admitUser(account._id, reply)
     return await goalStatuses(app, account)
   })
 }
