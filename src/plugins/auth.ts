@@ -9,6 +9,8 @@ declare module 'fastify' {
     issueToken: (userID: string, generation?: number) => string
     /** the user a body token names, or null for any invalid, expired, forged or orphaned token */
     identify: (token: unknown) => Promise<UserDocument | null>
+    /** the account a token names, once the user's requests under way leave room for this one (503 otherwise), or null */
+    authenticateAndAdmit: (token: unknown, reply: FastifyReply) => Promise<UserDocument | null>
     /** preHandler: reads `jwtToken` from the body, sets `request.account`, or answers 401 */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   }
@@ -88,38 +90,54 @@ export default fp<AuthOptions>(async function auth (app, options) {
   app.decorate('issueToken', (userID: string, generation = 0) => app.jwt.sign({ sub: userID, gen: generation }))
 
   const verified = verifiedTokens()
-  app.decorate('identify', async (token: unknown) => {
+  /** The claims of a valid token, checked in memory: no database call, so a request can be turned away before any. */
+  function claimsOf (token: unknown): VerifiedToken | null {
     if (typeof token !== 'string' || token === '' || token.length > 4096) return null
     const now = Date.now()
-    let claims = verified.claimsOf(token, now)
-    if (claims === undefined) {
-      let decoded: { sub?: unknown, exp?: unknown, iat?: unknown, gen?: unknown }
-      try {
-        decoded = app.jwt.verify<typeof decoded>(token)
-      } catch {
-        return null
-      }
-      // exp and iat are required claims: the verifier refused a token without numeric ones
-      if (typeof decoded.sub !== 'string' || typeof decoded.exp !== 'number' || typeof decoded.iat !== 'number') return null
-      // a token issued in the future was not issued by this service's clock
-      if (decoded.iat * 1000 > now + CLOCK_SKEW_SECONDS * 1000) return null
-      const generation = decoded.gen === undefined ? 0 : decoded.gen
-      if (typeof generation !== 'number') return null
-      claims = { userID: decoded.sub, generation, expiresAt: decoded.exp * 1000 }
-      verified.remember(token, claims)
+    const known = verified.claimsOf(token, now)
+    if (known !== undefined) return known
+    let decoded: { sub?: unknown, exp?: unknown, iat?: unknown, gen?: unknown }
+    try {
+      decoded = app.jwt.verify<typeof decoded>(token)
+    } catch {
+      return null
     }
-    // a token outlives nothing: the account it names must still exist, in the token's generation
+    // exp and iat are required claims: the verifier refused a token without numeric ones
+    if (typeof decoded.sub !== 'string' || typeof decoded.exp !== 'number' || typeof decoded.iat !== 'number') return null
+    // a token issued in the future was not issued by this service's clock
+    if (decoded.iat * 1000 > now + CLOCK_SKEW_SECONDS * 1000) return null
+    const generation = decoded.gen === undefined ? 0 : decoded.gen
+    if (typeof generation !== 'number') return null
+    const claims = { userID: decoded.sub, generation, expiresAt: decoded.exp * 1000 }
+    verified.remember(token, claims)
+    return claims
+  }
+
+  /** The account the claims name: it must still exist, in the token's generation. A token outlives nothing. */
+  async function accountOf (claims: VerifiedToken): Promise<UserDocument | null> {
     const account = await app.repositories.users.findById(claims.userID)
     if (account === null || (account.tokenGeneration ?? 0) !== claims.generation) return null
     return account
+  }
+
+  app.decorate('identify', async (token: unknown) => {
+    const claims = claimsOf(token)
+    return claims === null ? null : await accountOf(claims)
+  })
+
+  app.decorate('authenticateAndAdmit', async (token: unknown, reply: FastifyReply) => {
+    const claims = claimsOf(token)
+    if (claims === null) return null
+    // before the account is read: a request turned away costs the database nothing
+    app.admitUser(claims.userID, reply)
+    return await accountOf(claims)
   })
 
   app.decorateRequest('account', null as unknown as UserDocument)
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as { jwtToken?: unknown } | undefined
-    const account = await app.identify(body?.jwtToken)
+    const account = await app.authenticateAndAdmit(body?.jwtToken, reply)
     if (account === null) throw new InvalidTokenError()
-    app.admitUser(account._id, reply)
     request.account = account
   })
 }, { name: 'auth', dependencies: ['database', 'security'] })

@@ -145,10 +145,9 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: GoalMap, ...requestErrors, 401: GoalMap }
     }
   }, async (request, reply) => {
-    const account = await app.identify((request.body as { jwtToken?: unknown }).jwtToken)
+    const account = await app.authenticateAndAdmit((request.body as { jwtToken?: unknown }).jwtToken, reply)
     // the published interface answers an invalid token with an empty object
     if (account === null) return reply.code(401).send({})
-    app.admitUser(account._id, reply)
     return await goalStatuses(app, account)
   })
 }
