@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
-// scrypt with N = 2^15 costs ~50 ms and 32 MiB per hash: slow for a guesser, fine for a login.
+// scrypt with N = 2^15 and 32 MiB per hash: slow for a guesser, still quick for one login.
 const COST = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions
 const KEY_LENGTH = 32
 
