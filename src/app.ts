@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomUUID } from 'node:crypto'
 import database, { type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
+import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
@@ -23,6 +24,8 @@ declare module 'fastify' {
     /** the service's notion of "now"; tests inject a fixed or moving clock */
     clock: () => Date
     authRateLimit: AuthRateLimit
+    /** what one account may hold */
+    quotas: Quotas
   }
 }
 
@@ -43,6 +46,8 @@ export interface AppConfig {
   databaseTimeouts?: Partial<DatabaseTimeouts>
   /** emit the driver's command events on `databaseClient` (off: they decode every reply twice) */
   monitorCommands?: boolean
+  /** what one account may hold; defaults in domain/quotas.ts */
+  quotas?: Partial<Quotas>
   /** when to turn requests away with 503 as overloaded; defaults in plugins/security.ts */
   loadShedding?: Partial<LoadShedding>
 }
@@ -73,6 +78,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain')
   app.decorate('clock', config.clock ?? (() => new Date()))
   app.decorate('authRateLimit', config.authRateLimit ?? DEFAULT_AUTH_RATE_LIMIT)
+  app.decorate('quotas', { ...DEFAULT_QUOTAS, ...config.quotas })
 
   await app.register(errors)
   await app.register(jsonBody)

@@ -22,7 +22,7 @@ import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/routes/library.js'
 
 /** Bump whenever what is generated changes: a kept data directory of another version is built again. */
-export const DATA_VERSION = 2
+export const DATA_VERSION = 3
 /**
  * Cards not due yet fall due from this many days after seeding on, and goals
  * in progress end later still: until then every run sees the same cards due
@@ -408,7 +408,8 @@ class UserData {
       totalXp: this.totalXp,
       reviewCount: this.reviewCount,
       // every folder, flashcard and goal was one write transaction of the user's
-      writes: this.folders.length + this.flashcards.length + this.profile.goals.length
+      writes: this.folders.length + this.flashcards.length + this.profile.goals.length,
+      usage: { cards: this.profile.cards, nodes: this.folders.length + this.flashcards.length, goals: this.profile.goals.length }
     }
     if (this.studyDay !== undefined) changes.studyDay = this.studyDay
     return changes

@@ -27,8 +27,27 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db) => Promise<void> }> = [
       }
       if (batch.length > 0) await days.bulkWrite(batch, { ordered: false })
     }
+  },
+  {
+    // the quotas' counts were added after accounts held data: count it once
+    name: 'usage-from-data',
+    run: async (db) => {
+      const [cards, nodes, goals] = await Promise.all([countsByUser(db, 'cards'), countsByUser(db, 'library'), countsByUser(db, 'goals')])
+      const users = db.collection<{ _id: string }>('users')
+      const userIDs = new Set([...cards.keys(), ...nodes.keys(), ...goals.keys()])
+      const updates = [...userIDs].map((userID) => ({
+        updateOne: { filter: { _id: userID }, update: { $set: { usage: { cards: cards.get(userID) ?? 0, nodes: nodes.get(userID) ?? 0, goals: goals.get(userID) ?? 0 } } } }
+      }))
+      for (let start = 0; start < updates.length; start += 1000) await users.bulkWrite(updates.slice(start, start + 1000), { ordered: false })
+    }
   }
 ]
+
+/** How many documents each user has in a collection. */
+async function countsByUser (db: Db, collection: string): Promise<Map<string, number>> {
+  const groups = await db.collection(collection).aggregate<{ _id: string, count: number }>([{ $group: { _id: '$userID', count: { $sum: 1 } } }]).toArray()
+  return new Map(groups.map((group) => [group._id, group.count]))
+}
 
 export async function migrate (db: Db, log: (message: string) => void): Promise<void> {
   const done = db.collection<MigrationDocument>('migrations')

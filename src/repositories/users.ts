@@ -1,5 +1,6 @@
 import { MongoServerError, type ClientSession, type Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
+import type { Quotas, Usage } from '../domain/quotas.js'
 
 export interface UserSettings {
   displayName: string
@@ -33,6 +34,8 @@ export interface UserDocument extends UserSettings {
   knownAddresses?: string[]
   /** tokens name the generation they were issued in; a new one (log out everywhere, a new password) ends the older ones */
   tokenGeneration?: number
+  /** how much of each quota the account uses (see domain/quotas.ts); absent parts count as none */
+  usage?: Partial<Usage>
   /** bumped by every transaction that changes the library, so that two of one user conflict (see lockForWrite) */
   writes?: number
   createdAt: Date
@@ -85,6 +88,28 @@ export function usersRepository (db: Db, session?: ClientSession) {
      */
     async lockForWrite (userID: string): Promise<boolean> {
       return (await users.updateOne({ _id: userID }, { $inc: { writes: 1 } }, inSession)).matchedCount === 1
+    },
+
+    /**
+     * Adds to the account's usage, only while every part stays within its
+     * quota: the name of the first quota it would pass, or null when it was
+     * added (or the account is gone, which the caller's lock has ruled out).
+     */
+    async use (userID: string, added: Partial<Usage>, quotas: Quotas): Promise<keyof Quotas | null> {
+      const parts = (Object.entries(added) as Array<[keyof Quotas, number]>).filter(([, amount]) => amount > 0)
+      if (parts.length === 0) return null
+      const within = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, { $not: { $gt: quotas[part] - amount } }]))
+      const increments = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, amount]))
+      if ((await users.updateOne({ _id: userID, ...within }, { $inc: increments }, inSession)).matchedCount === 1) return null
+      const account = await users.findOne({ _id: userID }, { projection: { usage: 1 }, session })
+      return parts.find(([part, amount]) => (account?.usage?.[part] ?? 0) + amount > quotas[part])?.[0] ?? null
+    },
+
+    /** Takes back from the account's usage what a deletion freed. */
+    async free (userID: string, freed: Partial<Usage>): Promise<void> {
+      const parts = Object.entries(freed).filter(([, amount]) => amount > 0)
+      if (parts.length === 0) return
+      await users.updateOne({ _id: userID }, { $inc: Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, -amount])) }, inSession)
     },
 
     /**

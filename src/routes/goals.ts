@@ -9,6 +9,7 @@ import { authenticatedErrors, ErrorResponse, requestErrors } from '../schemas/co
 import { CreatedGoal, CreateGoalBody, DeletedGoal, DeleteGoalBody, EditGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
 import { calendarOf } from './wire.js'
 import { RequestError } from '../plugins/errors.js'
+import { useQuota } from './library.js'
 
 /** The end day a request asks for: a real date, today or later. */
 function endDayOf (endDate: string, today: LocalDay): LocalDay {
@@ -81,7 +82,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Set a goal: revise N cards, or gain N XP, by a date',
       tags: ['goals'],
       body: CreateGoalBody,
-      response: { 201: CreatedGoal, ...authenticatedErrors }
+      response: { 201: CreatedGoal, 409: ErrorResponse, ...authenticatedErrors }
     },
     preHandler: app.authenticate
   }, async (request, reply) => {
@@ -104,7 +105,10 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     }, activity, today)
     const { id, ...fields } = goal
     // in the user's transaction: no goal is stored for an account deleted meanwhile
-    await app.userTransaction(user._id, async ({ goals }) => { await goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields }) })
+    await app.userTransaction(user._id, async ({ goals, users }) => {
+      await goals.insert({ _id: id, userID: user._id, createdAt: app.clock(), ...fields })
+      await useQuota(app, users, user._id, { goals: 1 })
+    })
     return reply.code(201).send({ goalID: id, goal: goalView(goal, progressOf(goal, activity)) })
   })
 
@@ -132,7 +136,11 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request) => {
     const { goalID } = request.body
-    if (!await app.repositories.goals.remove(request.account._id, goalID)) throw new RequestError(404, `no goal ${goalID}`)
+    const userID = request.account._id
+    await app.userTransaction(userID, async ({ goals, users }) => {
+      if (!await goals.remove(userID, goalID)) throw new RequestError(404, `no goal ${goalID}`)
+      await users.free(userID, { goals: 1 })
+    })
     return { goalID, deleted: 'true' as const }
   })
 

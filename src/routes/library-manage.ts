@@ -14,7 +14,7 @@ import {
 } from '../schemas/library-manage.js'
 import { LibraryTree } from '../schemas/study.js'
 import { RequestError } from '../plugins/errors.js'
-import { checkNames, checkRoom, newCards } from './library.js'
+import { checkNames, checkRoom, newCards, useQuota } from './library.js'
 import type { Repositories } from '../plugins/database.js'
 import { calendarOf, cardLeaf, cardLeaves, jsonText } from './wire.js'
 
@@ -134,12 +134,13 @@ async function moveFolder (library: LibraryRepository, userID: string, folderID:
  * Deletes a folder with its subfolders, flashcards and cards, in one
  * transaction; the review log stays, for statistics and goals.
  */
-async function deleteFolder ({ library, cards }: Repositories, userID: string, folderID: string) {
+async function deleteFolder ({ library, cards, users }: Repositories, userID: string, folderID: string) {
   await folderOf(library, userID, folderID)
   const below = await library.subtree(userID, folderID)
   const flashcardIDs = below.filter((node) => node.kind === 'flashcard').map((node) => node._id)
   const deletedCards = await cards.removeByFlashcards(userID, flashcardIDs)
-  await library.removeMany(userID, [folderID, ...below.map((node) => node._id)])
+  const deletedNodes = await library.removeMany(userID, [folderID, ...below.map((node) => node._id)])
+  await users.free(userID, { nodes: deletedNodes, cards: deletedCards })
   return {
     folderID,
     folders: String(1 + below.length - flashcardIDs.length),
@@ -148,15 +149,16 @@ async function deleteFolder ({ library, cards }: Repositories, userID: string, f
   }
 }
 
-async function deleteFlashcard ({ library, cards }: Repositories, userID: string, flashcardID: string) {
+async function deleteFlashcard ({ library, cards, users }: Repositories, userID: string, flashcardID: string) {
   await flashcardOf(library, userID, flashcardID)
   const deleted = await cards.removeByFlashcards(userID, [flashcardID])
   await library.remove(userID, flashcardID)
+  await users.free(userID, { nodes: 1, cards: deleted })
   return { flashcardID, cards: String(deleted) }
 }
 
 /** Adds new, never reviewed cards to a flashcard, in one transaction: all or nothing. */
-async function addCards ({ library, cards }: Repositories, userID: string, flashcardID: string, texts: AddCardsBody['cards'], now: Date) {
+async function addCards (app: FastifyInstance, { library, cards, users }: Repositories, userID: string, flashcardID: string, texts: AddCardsBody['cards'], now: Date) {
   await flashcardOf(library, userID, flashcardID)
   const documents = newCards(userID, flashcardID, texts, now)
   // new cards come after the cards already there, even within one millisecond of them
@@ -166,6 +168,7 @@ async function addCards ({ library, cards }: Repositories, userID: string, flash
     for (const card of documents) card.createdOrder += last + 1 - first
   }
   await cards.insertMany(documents)
+  await useQuota(app, users, userID, { cards: documents.length })
   return { cardIDs: documents.map((card) => card._id) }
 }
 
@@ -323,13 +326,13 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Add new cards to a flashcard',
       tags: ['library'],
       body: AddCardsBody,
-      response: { 201: AddedCards, 404: ErrorResponse, ...authenticatedErrors }
+      response: { 201: AddedCards, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
     },
     preHandler: app.authenticate
   }, async (request, reply) => {
     const { flashcardID, cards } = request.body
     const userID = request.account._id
-    const added = await app.userTransaction(userID, async (repositories) => await addCards(repositories, userID, flashcardID, cards, app.clock()))
+    const added = await app.userTransaction(userID, async (repositories) => await addCards(app, repositories, userID, flashcardID, cards, app.clock()))
     return reply.code(201).send(added)
   })
 
@@ -354,9 +357,13 @@ const libraryManage: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: app.authenticate
   }, async (request) => {
     const { flashcardID, cardID } = request.body
-    const deleted = await app.repositories.cards.removeCards(request.account._id, flashcardID, [cardID])
-    if (deleted === 0) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
-    return { flashcardID, cardID }
+    const userID = request.account._id
+    return await app.userTransaction(userID, async ({ cards, users }) => {
+      const deleted = await cards.removeCards(userID, flashcardID, [cardID])
+      if (deleted === 0) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+      await users.free(userID, { cards: deleted })
+      return { flashcardID, cardID }
+    })
   })
 
   app.post('/get-all-cards', {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { LibraryRepository } from '../repositories/library.js'
 import type { Repositories } from '../plugins/database.js'
+import { QUOTA_NAMES, type Usage } from '../domain/quotas.js'
 import { newId } from '../domain/ids.js'
 import { nameProblem } from '../domain/names.js'
 import { newSchedule } from '../domain/scheduling.js'
@@ -15,6 +16,14 @@ export function checkNames (names: readonly string[]): void {
   for (const name of names) {
     const problem = nameProblem(name)
     if (problem !== null) throw new RequestError(400, problem)
+  }
+}
+
+/** Adds to the account's usage inside its transaction, or answers 409 naming the quota it would pass. */
+export async function useQuota (app: FastifyInstance, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
+  const over = await users.use(userID, added, app.quotas)
+  if (over !== null) {
+    throw new RequestError(409, `an account may hold at most ${app.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
   }
 }
 
@@ -47,9 +56,10 @@ export async function findFolder (library: LibraryRepository, userID: string, pa
 }
 
 /** Creates the folders of `path` that are missing, inside the user's transaction. */
-async function createFolderPath (library: LibraryRepository, userID: string, path: readonly string[], now: Date): Promise<{ folder: LibraryNodeDocument, created: boolean }> {
+async function createFolderPath (library: LibraryRepository, userID: string, path: readonly string[], now: Date): Promise<{ folder: LibraryNodeDocument, created: boolean, added: number }> {
   let parent: LibraryNodeDocument | null = null
   let created = false
+  let added = 0
   for (const [depth, name] of path.entries()) {
     const parentID: string = parent?._id ?? TOP_LEVEL
     let node: LibraryNodeDocument | null = await library.findChild(userID, parentID, name)
@@ -65,6 +75,7 @@ async function createFolderPath (library: LibraryRepository, userID: string, pat
         createdAt: now
       }
       await library.insert(node)
+      added += 1
       created = depth === path.length - 1
     }
     if (node.kind !== 'folder') {
@@ -72,7 +83,7 @@ async function createFolderPath (library: LibraryRepository, userID: string, pat
     }
     parent = node
   }
-  return { folder: parent as LibraryNodeDocument, created }
+  return { folder: parent as LibraryNodeDocument, created, added }
 }
 
 export interface NewFlashcard {
@@ -87,7 +98,7 @@ export async function createFlashcard (app: FastifyInstance, userID: string, fla
   const { folder: path, flashcardName, description, cards } = flashcard
   checkNames([...path, flashcardName])
   const now = app.clock()
-  return await app.userTransaction(userID, async ({ library, cards: cardStore }: Repositories) => {
+  return await app.userTransaction(userID, async ({ library, cards: cardStore, users }: Repositories) => {
     const folder = await findFolder(library, userID, path)
     if (folder === null) throw new RequestError(404, `no folder ${describePath(path)}: create it first with create-folder`)
     await checkRoom(library, userID, folder._id, describePath(path))
@@ -111,6 +122,7 @@ export async function createFlashcard (app: FastifyInstance, userID: string, fla
     }
     const documents = newCards(userID, flashcardID, cards, now)
     await cardStore.insertMany(documents)
+    await useQuota(app, users, userID, { nodes: 1, cards: documents.length })
     return { flashcardID, cardIDs: documents.map((card) => card._id) }
   })
 }
@@ -145,7 +157,11 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
     const { path } = request.body
     checkNames(path)
     const userID = request.account._id
-    const { folder, created } = await app.userTransaction(userID, async ({ library }) => await createFolderPath(library, userID, path, app.clock()))
+    const { folder, created } = await app.userTransaction(userID, async ({ library, users }) => {
+      const made = await createFolderPath(library, userID, path, app.clock())
+      await useQuota(app, users, userID, { nodes: made.added })
+      return made
+    })
     if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
     return reply.code(201).send({ folderID: folder._id, path })
   })
