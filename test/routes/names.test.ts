@@ -39,6 +39,8 @@ test('names are compared and stored in one spelling (NFC) and must read as what 
       t.equal(flashcard.statusCode, 400, `flashcard ${JSON.stringify(name)}`)
     }
     t.equal(await storedState(app), before)
+    const quoted = (await post(app, 'create-folder', { jwtToken, path: ['evil\u202Egnp.exe'] })).json().error as string
+    t.ok(quoted.includes('"evil\\u202egnp.exe"') && !quoted.includes('\u202E'), `the message shows the control escaped, not acting: ${quoted}`)
     t.equal((await post(app, 'create-folder', { jwtToken, path: ['x\u200By'] })).statusCode, 201, 'a zero-width character beside visible ones is allowed')
   })
 
