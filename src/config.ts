@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { DEFAULT_CACHE_SIZE } from './db/embedded.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -29,7 +30,7 @@ export const ConfigSchema = Type.Object({
   }),
   DATABASE_CACHE_SIZE: Type.String({
     pattern: '^[1-9][0-9]*[MG]$',
-    default: '512M',
+    default: DEFAULT_CACHE_SIZE,
     description: "the embedded database's WiredTiger cache, e.g. 256M or 2G: the data it keeps in memory; size it for the data"
   }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })

@@ -246,14 +246,14 @@ function addMember (top: Member[], parent: FolderEntry | null, member: Member): 
 }
 
 /** Each flashcard that holds cards, as JSON up to its name (`{"cards":{…},"flashcardID":"…","flashcardName":`), by id. */
-export type WrittenCards = ReadonlyMap<string, string>
+type WrittenCards = ReadonlyMap<string, string>
 
 /**
  * The part of a tree that needs only the cards: each flashcard that holds some, written
  * up to its name, its cards in the order given. A repeated card id (never from the
  * database, where ids are unique) keeps its first place and its last values.
  */
-export function writeCards (cards: readonly CardLeaf[]): WrittenCards {
+function writeCards (cards: readonly CardLeaf[]): WrittenCards {
   const byFlashcard = new Map<string, CardLeaf[]>()
   for (const card of cards) {
     const held = byFlashcard.get(card.flashcardID)
@@ -270,8 +270,8 @@ export function treeJson (nodes: readonly LibraryNode[], cards: readonly CardLea
   return treeJsonAround(nodes, writeCards(cards), options)
 }
 
-/** treeJson around cards already written (writeCards), for a caller that writes them sooner. */
-export function treeJsonAround (nodes: readonly LibraryNode[], cards: WrittenCards, options: TreeOptions = {}): string {
+/** treeJson's second step: the folders and flashcards around the cards writeCards wrote. */
+function treeJsonAround (nodes: readonly LibraryNode[], cards: WrittenCards, options: TreeOptions = {}): string {
   const includeEmpty = options.includeEmpty === true
 
   const foldersById = new Map<string, FolderEntry>()

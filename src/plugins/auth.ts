@@ -7,9 +7,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** signs a token for the user, in the account's current token generation */
     issueToken: (userID: string, generation?: number) => string
-    /** the user a body token names, or null for any invalid, expired, forged or orphaned token */
-    identify: (token: unknown) => Promise<UserDocument | null>
-    /** the account a token names, once the user's requests under way leave room for this one (503 otherwise), or null */
+    /**
+     * The account a body token names, or null for any invalid, expired, forged
+     * or orphaned token; once the user's requests under way leave room for this
+     * one (503 otherwise)
+     */
     authenticateAndAdmit: (token: unknown, reply: FastifyReply) => Promise<UserDocument | null>
     /** preHandler: reads `jwtToken` from the body, sets `request.account`, or answers 401 */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
@@ -44,7 +46,6 @@ interface VerifiedToken { userID: string, generation: number, expiresAt: number 
  * finding it here. The whole token is the key, so only that exact text, once
  * verified, is ever found; the number kept is bounded.
  */
-
 function verifiedTokens () {
   const tokens = new Map<string, VerifiedToken>()
   return {
@@ -118,11 +119,6 @@ export default fp<AuthOptions>(async function auth (app, options) {
     if (account === null || (account.tokenGeneration ?? 0) !== claims.generation) return null
     return account
   }
-
-  app.decorate('identify', async (token: unknown) => {
-    const claims = claimsOf(token)
-    return claims === null ? null : await accountOf(claims)
-  })
 
   app.decorate('authenticateAndAdmit', async (token: unknown, reply: FastifyReply) => {
     const claims = claimsOf(token)

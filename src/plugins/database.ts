@@ -4,6 +4,7 @@ import { MongoClient, MongoError, MongoServerSelectionError, type ClientSession,
 import { ConfigError } from '../config.js'
 import type { DatabaseProcessState } from '../db/embedded.js'
 import { isDatabaseUnavailable, RequestError } from './errors.js'
+import { InvalidTokenError } from './auth.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { usersRepository, type UsersRepository } from '../repositories/users.js'
@@ -259,7 +260,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
   app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, timeouts, work))
   app.decorate('userTransaction', async <T>(userID: string, work: (repositories: Repositories) => Promise<T>): Promise<T> =>
     await inTransaction(client, db, timeouts, async (repositories) => {
-      if (!await repositories.users.lockForWrite(userID)) throw new RequestError(401, 'invalid or expired token')
+      if (!await repositories.users.lockForWrite(userID)) throw new InvalidTokenError()
       return await work(repositories)
     }))
 

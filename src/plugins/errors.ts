@@ -37,7 +37,7 @@ export default fp(async function errors (app) {
       // an outage or overload, not a bug: logged once per request at warn level, so that
       // shedding load does not add an error report to every request it turns away
       // turned away by the service itself: the reason is enough, a stack per request is not
-      if (error instanceof RequestError || error.statusCode === 503) request.log.warn({ reason: error.message }, 'service unavailable')
+      if (error.statusCode === 503) request.log.warn({ reason: error.message }, 'service unavailable')
       else request.log.warn({ err: error }, 'service unavailable')
       if (!reply.hasHeader('retry-after')) void reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
       return reply.code(503).send({ error: 'service unavailable, try again shortly', requestId: request.id })

@@ -34,10 +34,6 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       if (documents.length > 0) await cards.insertMany(documents, { ordered: true, session })
     },
 
-    async removeByFlashcard (userID: string, flashcardID: string): Promise<void> {
-      await cards.deleteMany({ userID, flashcardID }, inSession)
-    },
-
     /** Removes every card of the flashcards asked for; how many there were. Index user_flashcard. */
     async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
       if (flashcardIDs.length === 0) return 0

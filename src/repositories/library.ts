@@ -87,12 +87,6 @@ export function libraryRepository (db: Db, session?: ClientSession) {
       return library.find({ userID, ancestors: folderID }, { projection: { _id: 1, kind: 1, ancestors: 1 }, session }).toArray()
     },
 
-    /** Parent of every folder of the user: enough to walk up from any folder. Index user_kind. */
-    async folderParents (userID: string): Promise<Map<string, string>> {
-      const folders = await library.find({ userID, kind: 'folder' }, { projection: { _id: 1, parentID: 1 }, session }).toArray()
-      return new Map(folders.map((folder) => [folder._id, folder.parentID]))
-    },
-
     /** Renames a folder or flashcard; false when there is no such node. Throws NameTakenError on a sibling's name. */
     async rename (userID: string, id: string, kind: LibraryNodeDocument['kind'], name: string): Promise<boolean> {
       const result = await renaming(name, () => library.updateOne({ _id: id, userID, kind }, { $set: { name } }, inSession))

@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb'
+import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb'
 import { activityId, type DayActivityDocument } from './activity.js'
 
 interface MigrationDocument { _id: string, doneAt: Date }
@@ -13,19 +13,14 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db) => Promise<void> }> = [
     // the daily counts were added after reviews were logged: count the log once
     name: 'activity-from-review-log',
     run: async (db) => {
-      const days = db.collection<DayActivityDocument>('activity')
       const counted = db.collection('reviews').aggregate<{ _id: { userID: string, day: string }, reviews: number, xp: number }>([
         { $group: { _id: { userID: '$userID', day: '$day' }, reviews: { $sum: 1 }, xp: { $sum: '$xp' } } }
       ])
-      let batch: Array<Parameters<typeof days.bulkWrite>[0][number]> = []
-      for await (const { _id: { userID, day }, reviews, xp } of counted) {
-        batch.push({ replaceOne: { filter: { _id: activityId(userID, day) }, replacement: { userID, day, reviews, xp }, upsert: true } })
-        if (batch.length === 1000) {
-          await days.bulkWrite(batch, { ordered: false })
-          batch = []
+      await writeInBatches(db.collection<DayActivityDocument>('activity'), (async function * () {
+        for await (const { _id: { userID, day }, reviews, xp } of counted) {
+          yield { replaceOne: { filter: { _id: activityId(userID, day) }, replacement: { userID, day, reviews, xp }, upsert: true } }
         }
-      }
-      if (batch.length > 0) await days.bulkWrite(batch, { ordered: false })
+      })())
     }
   },
   {
@@ -35,13 +30,25 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db) => Promise<void> }> = [
       const [cards, nodes, goals] = await Promise.all([countsByUser(db, 'cards'), countsByUser(db, 'library'), countsByUser(db, 'goals')])
       const users = db.collection<{ _id: string }>('users')
       const userIDs = new Set([...cards.keys(), ...nodes.keys(), ...goals.keys()])
-      const updates = [...userIDs].map((userID) => ({
+      await writeInBatches(users, [...userIDs].map((userID) => ({
         updateOne: { filter: { _id: userID }, update: { $set: { usage: { cards: cards.get(userID) ?? 0, nodes: nodes.get(userID) ?? 0, goals: goals.get(userID) ?? 0 } } } }
-      }))
-      for (let start = 0; start < updates.length; start += 1000) await users.bulkWrite(updates.slice(start, start + 1000), { ordered: false })
+      })))
     }
   }
 ]
+
+/** Sends the writes a thousand to a bulk write, in any order. */
+async function writeInBatches<T extends Document> (collection: Collection<T>, operations: Iterable<AnyBulkWriteOperation<T>> | AsyncIterable<AnyBulkWriteOperation<T>>): Promise<void> {
+  let batch: Array<AnyBulkWriteOperation<T>> = []
+  for await (const operation of operations) {
+    batch.push(operation)
+    if (batch.length === 1000) {
+      await collection.bulkWrite(batch, { ordered: false })
+      batch = []
+    }
+  }
+  if (batch.length > 0) await collection.bulkWrite(batch, { ordered: false })
+}
 
 /** How many documents each user has in a collection. */
 async function countsByUser (db: Db, collection: string): Promise<Map<string, number>> {
