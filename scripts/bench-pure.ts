@@ -4,7 +4,7 @@
 // review-card does between its reads and writes). Prints figures; asserts nothing.
 import { cpus, loadavg, platform, release } from 'node:os'
 import { newId } from '../src/domain/ids.js'
-import { TOP_LEVEL, treeJson, type CardLeaf, type LibraryNode } from '../src/domain/library-tree.js'
+import { TOP_LEVEL, treeFromNodes, treeJson, type CardLeaf, type ParentLinkedNode as LibraryNode } from '../src/domain/library-tree.js'
 import { newSchedule, RATINGS, scheduleReview, type CardSchedule } from '../src/domain/scheduling.js'
 
 const TREE_ITERATIONS = 200
@@ -59,12 +59,12 @@ function library (): { folders: LibraryNode[], flashcards: LibraryNode[], cards:
 
 function benchTree (): void {
   const { folders, flashcards, cards } = library()
-  const nodes = [...folders, ...flashcards]
+  const { tree } = treeFromNodes([...folders, ...flashcards])
   let bytes = 0
   const total: number[] = []
   for (let n = 0; n < TREE_WARMUP + TREE_ITERATIONS; n++) {
     const started = performance.now()
-    const json = treeJson(nodes, cards)
+    const json = treeJson(tree, cards)
     const finished = performance.now()
     bytes = json.length
     if (n < TREE_WARMUP) continue

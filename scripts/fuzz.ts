@@ -15,7 +15,7 @@
 // FUZZ_REAL_SHARE (percent of bodies with the real token, default 75) and
 // FUZZ_CHECKS (Schemathesis checks, comma-separated; e.g. negative_data_rejection)
 // tune a run; FUZZ_KEEP=1 keeps its answers, report and service log for a post-mortem.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { stopProcess } from '../src/db/stop-process.js'
 import { startEmbeddedDatabase } from '../src/db/embedded.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -97,15 +98,6 @@ function freePort (): Promise<number> {
   })
 }
 
-async function stopChild (child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-  await exited
-  clearTimeout(timer)
-}
-
 interface Service {
   origin: string
   /** stops the service; its JSON log lines, also kept in `logFile` */
@@ -126,7 +118,7 @@ async function startService (mongodbUrl: string, logFile: string): Promise<Servi
   const kill = (): void => { child.kill('SIGKILL') }
   process.once('exit', kill)
   const stop = async (): Promise<string> => {
-    await stopChild(child, 12_000)
+    await stopProcess(child, 12_000)
     process.off('exit', kill)
     await writeFile(logFile, Buffer.concat(log))
     return Buffer.concat(log).toString()

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { formatDay, userDay } from '../src/domain/calendar.js'
-import { deleteAccount } from '../src/routes/accounts.js'
+import { deleteAccountData } from '../src/services/accounts.js'
 import { openRuntime } from '../src/runtime.js'
 
 const DEMO = { email: 'demo@example.com', password: 'demo-password', displayName: 'Demo Learner', timezone: 'Europe/London' }
@@ -74,7 +74,7 @@ interface Flashcard { flashcardID: string, cardIDs: string[] }
 
 async function seed (app: FastifyInstance): Promise<string> {
   const existing = await app.repositories.users.findByEmail(DEMO.email)
-  if (existing !== null) await deleteAccount(app, existing._id)
+  if (existing !== null) await deleteAccountData(app, existing._id)
 
   now = at(40)
   const { jwtToken } = await call(app, 'register', DEMO) as { jwtToken: string }

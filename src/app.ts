@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import database, { type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
 import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
-import auth from './plugins/auth.js'
+import auth, { requireAuthentication } from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
@@ -13,11 +13,12 @@ import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
-import libraryManage from './routes/library-manage.js'
 import transfer from './routes/transfer.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 import progress from './routes/progress.js'
+import { commonErrors } from './schemas/common.js'
+import { createServices, type Services } from './services/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +27,8 @@ declare module 'fastify' {
     authRateLimit: AuthRateLimit
     /** what one account may hold */
     quotas: Quotas
+    /** what the operations do; routes call these */
+    services: Services
   }
 }
 
@@ -92,12 +95,24 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
+  app.decorate('services', createServices({
+    repositories: app.repositories,
+    transaction: app.transaction,
+    userTransaction: app.userTransaction,
+    clock: app.clock,
+    quotas: app.quotas
+  }))
 
   await app.register(health)
   await app.register(async (api) => {
+    // every operation answers the common errors; routes declare only their own
+    api.addHook('onRoute', (route) => {
+      if (route.schema === undefined) return
+      route.schema.response = { ...commonErrors(route.config?.public !== true), ...(route.schema.response as object | undefined) }
+    })
+    requireAuthentication(api)
     await api.register(accounts)
     await api.register(library)
-    await api.register(libraryManage)
     await api.register(transfer)
     await api.register(study)
     await api.register(goals)

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser, type TestUser } from './helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from './helpers/app.js'
+import { storedNodes } from './helpers/stored.js'
 
 const TODAY = '04/05/2026'
 const TOMORROW = '05/05/2026'
@@ -31,15 +32,15 @@ test('concurrent requests', async (t) => {
     })))
     t.strictSame(counts(responses.map((response) => response.statusCode)), { 200: 50 }, 'every review accepted')
 
-    const card = await app.db.collection<{ _id: string, reps: number, version: number }>('cards').findOne({ _id: cardID as string })
+    const card = await databaseOf(app).collection<{ _id: string, reps: number, version: number }>('cards').findOne({ _id: cardID as string })
     t.equal(card?.reps, 50, 'the card counts 50 repetitions')
     t.equal(card?.version, 50, 'one card update per review')
-    const log = await app.db.collection('reviews').find({ userID: user.userID }).toArray()
+    const log = await databaseOf(app).collection('reviews').find({ userID: user.userID }).toArray()
     t.equal(log.length, 50, 'one log entry per accepted review, none doubled')
     t.strictSame(log.map((review) => review.seq).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1), 'the account numbered the reviews one after another')
     // each review was computed from the card as the one before left it: reps 0, 1, ..., 49
     t.strictSame(log.map((review) => review.before.reps).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i), 'each review computed from the card the one before left')
-    const account = await app.db.collection<{ _id: string, totalXp: number }>('users').findOne({ _id: user.userID })
+    const account = await databaseOf(app).collection<{ _id: string, totalXp: number }>('users').findOne({ _id: user.userID })
     t.equal(account?.totalXp, 500, 'exactly 10 XP per review')
     t.equal(Math.max(...responses.map((response) => Number(response.json().total_xp))), 500, 'the last answer shows the whole total')
   })
@@ -51,8 +52,9 @@ test('concurrent requests', async (t) => {
       const path = round % 2 === 0 ? [`Race ${round}`] : [`Parent ${round}`, `Child ${round}`]
       const responses = await Promise.all([1, 2].map(() => post(app, 'create-folder', { jwtToken: user.jwtToken, path })))
       t.strictSame(responses.map((response) => response.statusCode).sort(), [201, 409], `round ${round}: ${responses.map((response) => response.body).join(' | ')}`)
+      const stored = await storedNodes(app, { userID: user.userID })
       for (const name of path) {
-        t.equal(await app.db.collection('library').countDocuments({ userID: user.userID, name }), 1, `one folder ${name}`)
+        t.equal(stored.filter((node) => node.name === name).length, 1, `one folder ${name}`)
       }
     }
   })
@@ -88,7 +90,7 @@ test('concurrent requests', async (t) => {
     for (const [goalID, goal] of Object.entries(today)) {
       if (goals[goalID]?.type === 'Card') t.equal(goal.data.cards_revised_so_far, '40', 'every review counts toward the card goals')
     }
-    const stored = await app.db.collection<{ _id: string, status: string }>('goals').find({ userID: user.userID }).toArray()
+    const stored = await databaseOf(app).collection<{ _id: string, status: string }>('goals').find({ userID: user.userID }).toArray()
     t.strictSame(Object.fromEntries(stored.map((goal) => [goal._id, goal.status])), expected(reached, 'in progress'), 'the stored statuses agree')
 
     now = new Date('2026-05-05T12:00:00Z')

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { buildApp } from '../src/app.js'
 import { startEmbeddedDatabase } from '../src/db/embedded.js'
-import { post, TEST_SECRET } from './helpers/app.js'
+import { databaseOf, post, TEST_SECRET } from './helpers/app.js'
+import { storedNodes } from './helpers/stored.js'
 
 interface Sent { operation: string, body: Record<string, unknown>, status: number, answer: Record<string, unknown> }
 
@@ -85,25 +86,25 @@ test('the embedded database killed (SIGKILL) in a burst of writes: restarted, no
   t.strictSame(refusedRetries, [], 'every retry is answered 200')
   t.strictSame(changedAnswers, [], 'every acknowledged review answers its first answer again: none was lost or counted twice')
 
-  const log = await app.db.collection('reviews').find({}).toArray()
+  const log = await databaseOf(app).collection('reviews').find({}).toArray()
   t.equal(log.length, reviews.length, 'the log holds each reviewID once')
   t.equal(new Set(log.map((entry) => entry.reviewID)).size, reviews.length)
-  const account = await app.db.collection<{ totalXp: number }>('users').findOne({})
+  const account = await databaseOf(app).collection<{ totalXp: number }>('users').findOne({})
   t.equal(account?.totalXp, 10 * log.length, `XP is 10 x the reviews in the log (${log.length})`)
-  const cards = await app.db.collection<{ _id: string, reps: number }>('cards').find({ flashcardID: deck.flashcardID }).toArray()
+  const cards = await databaseOf(app).collection<{ _id: string, reps: number }>('cards').find({ flashcardID: deck.flashcardID }).toArray()
   t.equal(cards.reduce((sum, card) => sum + card.reps, 0), log.length, 'the cards carry exactly the reviews of the log')
 
   const flashcards = sent.filter((request) => request.operation === 'create-flashcard' && request.status === 201)
     .map((request) => request.answer as { flashcardID: string, cardIDs: string[] })
-  const storedFlashcards = await app.db.collection('library').countDocuments({ _id: { $in: flashcards.map((flashcard) => flashcard.flashcardID) as never[] } })
+  const storedIDs = (await storedNodes(app)).filter((node) => node.kind === 'flashcard').map((node) => node._id)
+  const storedFlashcards = flashcards.filter((flashcard) => storedIDs.includes(flashcard.flashcardID)).length
   t.equal(storedFlashcards, flashcards.length, `every acknowledged flashcard is stored (${flashcards.length})`)
   const cardIDs = flashcards.flatMap((flashcard) => flashcard.cardIDs)
-  t.equal(await app.db.collection('cards').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'with every card')
+  t.equal(await databaseOf(app).collection('cards').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'with every card')
   // a flashcard whose answer was lost is stored whole or not at all
-  const storedIDs = (await app.db.collection<{ _id: string }>('library').find({ kind: 'flashcard' }).toArray()).map((node) => node._id)
-  t.equal(await app.db.collection('cards').countDocuments({ flashcardID: { $nin: storedIDs } }), 0, 'no card without its flashcard')
+  t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID: { $nin: storedIDs } }), 0, 'no card without its flashcard')
   for (const flashcardID of storedIDs) {
     if (flashcardID === deck.flashcardID) continue
-    t.equal(await app.db.collection('cards').countDocuments({ flashcardID }), 2, 'no flashcard without its cards')
+    t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID }), 2, 'no flashcard without its cards')
   }
 })

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser } from './helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser } from './helpers/app.js'
 
 /** What one user owns, by id: two folders, a flashcard of two cards (one reviewed), a goal. */
 interface Library {
@@ -83,10 +83,10 @@ function unknownLibrary (): Library {
 
 /** Every document of every collection, in a stable order: what must not change. */
 async function snapshot (app: FastifyInstance): Promise<Record<string, unknown[]>> {
-  const collections = (await app.db.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort()
+  const collections = (await databaseOf(app).listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort()
   const documents: Record<string, unknown[]> = {}
   for (const name of collections) {
-    documents[name] = await app.db.collection(name).find().sort({ _id: 1 }).toArray()
+    documents[name] = await databaseOf(app).collection(name).find().sort({ _id: 1 }).toArray()
   }
   return documents
 }

@@ -1,12 +1,36 @@
 import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { newId } from '../src/domain/ids.js'
-import type { LibraryNodeDocument } from '../src/repositories/library.js'
-import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST, MAX_CHILDREN, MAX_FOLDER_DEPTH } from '../src/schemas/library.js'
-import { buildTestApp, post, registerUser } from './helpers/app.js'
-import { storedState } from './helpers/stored.js'
+import type { FolderNode } from '../src/domain/library-tree.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST, MAX_CHILDREN, MAX_FOLDER_DEPTH } from '../src/domain/limits.js'
+import { databaseOf, buildTestApp, post, registerUser } from './helpers/app.js'
+import { storedNodes, storedState } from './helpers/stored.js'
 
 const MIB = 1024 * 1024
+
+/** Puts empty folders straight into a user's stored tree (in `parentID`, or at the top for ''): a thousand requests would only slow the test. */
+async function addFoldersDirectly (app: FastifyInstance, userID: string, parentID: string, names: string[]): Promise<void> {
+  const trees = databaseOf(app).collection<{ _id: string, folders: FolderNode[] }>('trees')
+  const tree = await trees.findOne({ _id: userID })
+  if (tree === null) throw new Error('the user has no tree yet')
+  const find = (folders: FolderNode[]): FolderNode | undefined => {
+    for (const folder of folders) {
+      if (folder.id === parentID) return folder
+      const below = find(folder.folders)
+      if (below !== undefined) return below
+    }
+    return undefined
+  }
+  const siblings = parentID === '' ? tree.folders : find(tree.folders)?.folders
+  if (siblings === undefined) throw new Error(`no folder ${parentID}`)
+  siblings.push(...names.map((name) => ({ id: newId(), name, folders: [], flashcards: [] })))
+  await trees.updateOne({ _id: userID }, { $set: { folders: tree.folders } })
+}
+
+async function folderIDNamed (app: FastifyInstance, userID: string, name: string): Promise<string | undefined> {
+  return (await storedNodes(app, { userID })).find((node) => node.kind === 'folder' && node.name === name)?._id
+}
 
 function cards (count: number, front = 'front', back = 'back'): Array<{ front: string, back: string }> {
   return Array.from({ length: count }, (_, index) => ({ front: `${front} ${index}`, back }))
@@ -85,7 +109,7 @@ test('cards per request: at most MAX_CARDS_PER_REQUEST', async (t) => {
 
 test('folder depth: at most MAX_FOLDER_DEPTH levels, by path or by a move', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
-  const { jwtToken } = await registerUser(app)
+  const { jwtToken, userID } = await registerUser(app)
   const deepest = Array.from({ length: MAX_FOLDER_DEPTH }, (_, level) => `level ${level + 1}`)
   const created = await post(app, 'create-folder', { jwtToken, path: deepest })
   t.equal(created.statusCode, 201)
@@ -100,8 +124,8 @@ test('folder depth: at most MAX_FOLDER_DEPTH levels, by path or by a move', asyn
   t.equal(flashcard.statusCode, 400)
 
   // Branch/Twig is two levels: under level 19 it would reach level 21
-  const target = await app.db.collection('library').findOne({ name: 'level 19' })
-  const move = await post(app, 'move-folder', { jwtToken, folderID: branch.json().folderID, parentID: target?._id })
+  const target = await folderIDNamed(app, userID, 'level 19')
+  const move = await post(app, 'move-folder', { jwtToken, folderID: branch.json().folderID, parentID: target })
   t.equal(move.statusCode, 400)
   t.match(move.json(), { error: /21 levels deep; at most 20/ })
   t.equal(await storedState(app), before, 'nothing stored')
@@ -111,12 +135,9 @@ test('names per parent: at most MAX_CHILDREN folders and flashcards in a folder,
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app)
   const { jwtToken, userID } = user
-  const library = app.db.collection<LibraryNodeDocument>('library')
   const full = (await post(app, 'create-folder', { jwtToken, path: ['Full'] })).json().folderID as string
-  // all but one place taken directly in the database: a thousand requests would only slow the test
-  await library.insertMany(Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => ({
-    _id: newId(), userID, kind: 'folder' as const, parentID: full, name: `sub ${index}`, ancestors: [full], createdAt: new Date()
-  })))
+  // all but one place taken directly in the database
+  await addFoldersDirectly(app, userID, full, Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => `sub ${index}`))
   const last = await post(app, 'create-flashcard', { jwtToken, folder: ['Full'], flashcardName: 'the last place', cards: cards(1) })
   t.equal(last.statusCode, 201, 'the thousandth member is taken')
 
@@ -147,15 +168,13 @@ test('names per parent: at most MAX_CHILDREN folders and flashcards in a folder,
   await t.test('top-level folders', async (t) => {
     const other = await registerUser(app)
     const top = (await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['Top', 'Inner'] })).json() as { folderID: string }
-    await library.insertMany(Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => ({
-      _id: newId(), userID: other.userID, kind: 'folder' as const, parentID: '', name: `top ${index}`, ancestors: [] as string[], createdAt: new Date()
-    })))
+    await addFoldersDirectly(app, other.userID, '', Array.from({ length: MAX_CHILDREN - 1 }, (_, index) => `top ${index}`))
     const state = await storedState(app)
     const created = await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['One more top'] })
     t.equal(created.statusCode, 409)
     t.match(created.json(), { error: /already 1000 top-level folders, the most allowed/ })
-    const inner = await app.db.collection('library').findOne({ userID: other.userID, name: 'Inner' })
-    const moved = await post(app, 'move-folder', { jwtToken: other.jwtToken, folderID: inner?._id, parentID: '' })
+    const inner = await folderIDNamed(app, other.userID, 'Inner')
+    const moved = await post(app, 'move-folder', { jwtToken: other.jwtToken, folderID: inner, parentID: '' })
     t.equal(moved.statusCode, 409)
     t.equal(await storedState(app), state, 'nothing stored')
     t.equal((await post(app, 'create-folder', { jwtToken: other.jwtToken, path: ['Top', 'Second'] })).statusCode, 201, 'below the top level there is room')

@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { readFile } from 'node:fs/promises'
 import { test } from 'tap'
 import { buildTestApp } from './helpers/app.js'
 
@@ -24,6 +25,11 @@ test('the OpenAPI document', async (t) => {
   await t.test('is a valid OpenAPI 3 document', async (t) => {
     const validated = await SwaggerParser.validate(structuredClone(document))
     t.match((validated as { openapi?: string }).openapi, /^3\./)
+  })
+
+  await t.test("names the service's version, as package.json gives it", async (t) => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    t.equal(document.info.version, version)
   })
 
   await t.test('lists every route the service serves', async (t) => {

@@ -11,18 +11,18 @@ import type { Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb
 import { addDays, dayOf, displayDayOf, startOfDay, userDay, type LocalDay, type UserCalendar } from '../../src/domain/calendar.js'
 import type { GoalStatus, GoalType } from '../../src/domain/goals.js'
 import { newId } from '../../src/domain/ids.js'
-import { TOP_LEVEL } from '../../src/domain/library-tree.js'
+import { TOP_LEVEL, treeFromNodes, type ParentLinkedNode } from '../../src/domain/library-tree.js'
 import { CardState, newSchedule, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../../src/domain/scheduling.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { GoalDocument } from '../../src/repositories/goals.js'
-import type { LibraryNodeDocument } from '../../src/repositories/library.js'
+import type { TreeDocument } from '../../src/repositories/trees.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import { activityId, type DayActivityDocument } from '../../src/repositories/activity.js'
 import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
-import { newCards } from '../../src/routes/library.js'
+import { newCards } from '../../src/services/library.js'
 
 /** Bump whenever what is generated changes: a kept data directory of another version is built again. */
-export const DATA_VERSION = 3
+export const DATA_VERSION = 4
 /**
  * Cards not due yet fall due from this many days after seeding on, and goals
  * in progress end later still: until then every run sees the same cards due
@@ -175,6 +175,13 @@ class BatchWriter<T extends Document> {
     if (this.batch.length > 0) await this.send()
     await this.inFlight
   }
+}
+
+/** A folder or flashcard as generated: linked to its parent, the tree built from them at the end. */
+interface LibraryNodeDocument extends ParentLinkedNode {
+  userID: string
+  ancestors: string[]
+  createdAt: Date
 }
 
 const TOP_NAMES = ['Languages', 'Sciences', 'History', 'Mathematics', 'Música y arte', 'Law', 'Medicine']
@@ -456,9 +463,14 @@ export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonl
   log(`  ${users.length} accounts registered through the service in ${seconds()}`)
 
   started = performance.now()
-  const library = new BatchWriter(db.collection<LibraryNodeDocument>('library'))
-  for (const user of users) await library.add([...user.folders, ...user.flashcards])
-  await library.finish()
+  const trees = new BatchWriter(db.collection<TreeDocument>('trees'))
+  let nodes = 0
+  for (const user of users) {
+    const { tree } = treeFromNodes([...user.folders, ...user.flashcards])
+    await trees.add([{ _id: user.userID, userID: user.userID, version: 1, folders: tree.folders }])
+    nodes += user.folders.length + user.flashcards.length
+  }
+  await trees.finish()
   const cards = new BatchWriter(db.collection<CardDocument>('cards'))
   let reported = 0
   while (users.some((user) => !user.done)) {
@@ -469,7 +481,7 @@ export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonl
     }
   }
   await cards.finish()
-  log(`  ${library.count.toLocaleString('en')} folders and flashcards, ${cards.count.toLocaleString('en')} cards in ${seconds()}`)
+  log(`  ${nodes.toLocaleString('en')} folders and flashcards, ${cards.count.toLocaleString('en')} cards in ${seconds()}`)
 
   started = performance.now()
   const reviews = new BatchWriter(db.collection<ReviewDocument>('reviews'))
@@ -498,6 +510,6 @@ export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonl
 
   return {
     users: users.map((user) => ({ label: user.profile.label, email: user.profile.email, userID: user.userID })),
-    counts: { users: users.length, library: library.count, cards: cards.count, reviews: reviews.count, goals: goals.count }
+    counts: { users: users.length, library: nodes, cards: cards.count, reviews: reviews.count, goals: goals.count }
   }
 }

@@ -7,7 +7,8 @@ import { userDay } from '../../src/domain/calendar.js'
 import { heatmapStart } from '../../src/domain/stats.js'
 import { cardsRepository } from '../../src/repositories/cards.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
-import { libraryRepository } from '../../src/repositories/library.js'
+import { flashcardIDsIn } from '../../src/domain/library-tree.js'
+import { treesRepository } from '../../src/repositories/trees.js'
 import { reviewsRepository } from '../../src/repositories/reviews.js'
 import { activityRepository } from '../../src/repositories/activity.js'
 import { usersRepository } from '../../src/repositories/users.js'
@@ -84,21 +85,21 @@ function summarise (explained: Document): Omit<ExplainRow, 'query' | 'usedBy' | 
 export async function explainHotQueries (client: MongoClient, db: Db, userID: string, now: Date, log: (line: string) => void): Promise<ExplainRow[]> {
   const users = usersRepository(db)
   const cards = cardsRepository(db)
-  const library = libraryRepository(db)
+  const trees = treesRepository(db)
   const reviews = reviewsRepository(db)
   const activity = activityRepository(db)
   const goals = goalsRepository(db)
 
   const user = await users.findById(userID)
   if (user === null) throw new Error(`no user ${userID} in ${db.databaseName}`)
-  // as routes/study.ts todayCards: the allowances less what the account counted today
+  // as services/study.ts todayCards: the allowances less what the account counted today
   const today = userDay(now, { timezone: user.timezone, dayStartHour: user.dayStartHour })
   const counted = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
   const reviewsLeft = Math.max(0, user.reviewsPerDay - counted.reviews)
   const newLeft = Math.max(0, user.newCardsPerDay - counted.newCards)
   const queue = [...await cards.dueQueue(userID, today.end, reviewsLeft), ...await cards.newQueue(userID, newLeft)]
-  const allFlashcardIDs = (await library.allNodes(userID)).filter((node) => node.kind === 'flashcard').map((node) => node._id)
-  // as routes/goals.ts goalStatuses: one window over every goal
+  const allFlashcardIDs = flashcardIDsIn((await trees.read(userID)).folders)
+  // as services/goals.ts goalStatuses: one window over every goal
   const userGoals = await goals.all(userID)
   const from = userGoals.reduce((earliest, goal) => goal.startDay < earliest ? goal.startDay : earliest, userGoals[0]?.startDay ?? today.day)
   const to = userGoals.reduce((latest, goal) => goal.endDay > latest ? goal.endDay : latest, from)
@@ -110,14 +111,14 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
     { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, today.end, reviewsLeft) },
     { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, newLeft) },
-    { query: 'library.allNodes', usedBy: 'get-today-cards (alongside the cards)', call: () => library.allNodes(userID) },
+    { query: 'trees.read', usedBy: 'get-today-cards (alongside the cards)', call: () => trees.read(userID) },
     { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
     { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
     { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
     { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID, user.studyDay?.start) },
     { query: 'cards.ofFlashcards', usedBy: 'get-all-cards', call: () => cards.ofFlashcards(userID, allFlashcardIDs) },
-    { query: 'library.allNodes', usedBy: 'get-all-cards', call: () => library.allNodes(userID) },
+    { query: 'trees.read', usedBy: 'get-all-cards', call: () => trees.read(userID) },
     { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
     { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) }

@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { stopProcess } from '../../src/db/stop-process.js'
 
 export interface ChildServer {
   pid: number
@@ -58,15 +59,6 @@ function spawnTypeScript (root: string, script: string, args: string[], env: Nod
   return child
 }
 
-async function stopChild (child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-  await exited
-  clearTimeout(timer)
-}
-
 /**
  * Starts the service as `npm start` does (`src/server.ts`) on a free loopback
  * port, with `env` added to this process's environment (DATA_DIR, or
@@ -77,7 +69,7 @@ export async function startService (root: string, env: NodeJS.ProcessEnv, label:
   const started = performance.now()
   const child = spawnTypeScript(root, 'src/server.ts', [], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, label, true)
   // the service's own grace period is 10 s; past that it is stuck
-  const stop = (): Promise<void> => stopChild(child, 15_000)
+  const stop = (): Promise<void> => stopProcess(child, 15_000)
   const origin = `http://127.0.0.1:${port}`
   while (performance.now() - started < timeoutMs) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -98,7 +90,7 @@ export async function startService (root: string, env: NodeJS.ProcessEnv, label:
 /** Starts scripts/bench/ceiling-server.ts serving the answers in `responsesDir`. */
 export async function startCeiling (root: string, responsesDir: string, timeoutMs = 30_000): Promise<ChildServer> {
   const child = spawnTypeScript(root, 'scripts/bench/ceiling-server.ts', [responsesDir], { ...process.env, PORT: '0' }, 'ceiling', false)
-  const stop = (): Promise<void> => stopChild(child, 5000)
+  const stop = (): Promise<void> => stopProcess(child, 5000)
   try {
     const origin = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the ceiling app did not start within ${timeoutMs} ms`)), timeoutMs)

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ensureSecantus } from './secantus-install.js'
+import { stopProcess } from './stop-process.js'
 
 /** What the supervised database process is doing; anything but running answers requests with 503. */
 export type DatabaseProcessState = 'running' | 'restarting' | 'failed' | 'stopped'
@@ -202,12 +203,3 @@ async function stopLeftover (dataDir: string, log: (line: string) => void): Prom
   await sleep(200)
 }
 
-/** SIGTERM lets WiredTiger write a last checkpoint; every commit is already on disk, so a kill after the grace loses nothing. */
-async function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-  await exited
-  clearTimeout(timer)
-}

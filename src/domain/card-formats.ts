@@ -29,7 +29,7 @@
  * The card rules of create-flashcard hold for both: a front of 1 to MAX_CARD_TEXT
  * characters, a back of at most MAX_CARD_TEXT, at most MAX_CARDS_PER_REQUEST cards.
  */
-import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from '../schemas/library.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from './limits.js'
 
 export interface CardText {
   front: string

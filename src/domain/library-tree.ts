@@ -1,35 +1,267 @@
 /**
- * Writes the folder tree of spec 2.2 as JSON text, from the library's nodes as the
- * repository reads them (folders and flashcards in one list) and the cards to show.
- *
- * The text is written directly rather than built as objects for JSON.stringify: names
- * are user data, and objects keyed by them ('__proto__', 'constructor') would need a null
- * prototype, which V8 keeps in its slow dictionary mode; writing the text is what keeps
- * get-today-cards' own time small. Every name and value is written as JSON.stringify
- * writes it. Folders are looked up by id once, into entries that link to their parent
- * and hold what they show; flashcards join their folder as they are given, so that a
- * tree of 500 flashcards makes no object per flashcard.
- *
- * Order of members: array-index names ('7', '2024') first, in numeric order, as a
- * JavaScript object (and so JSON.parse on the client) would put them; then by name,
- * comparing UTF-16 code units (the same on every machine, whatever its locale). Cards
- * keep the order they are given in (the caller's order: most overdue first, then new cards).
+ * A user's folder tree, as it is stored: one nested value per user, folders
+ * holding folders and flashcards, every name a value (never a key). The edits
+ * below change a tree in place and refuse what the rules forbid; the caller
+ * reads the tree, edits it and writes it back in one guarded update.
  */
+import { DomainError } from './errors.js'
+import { MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
 
-/** The parentID of a top-level folder. */
-export const TOP_LEVEL = ''
-
-/**
- * A folder or a flashcard, in the fields the library stores: a flashcard's parent is
- * its folder, a top-level folder's is TOP_LEVEL.
- */
-export interface LibraryNode {
-  _id: string
-  kind: 'folder' | 'flashcard'
-  parentID: string
+export interface FlashcardNode {
+  id: string
   name: string
+  description: string
 }
 
+export interface FolderNode {
+  id: string
+  name: string
+  folders: FolderNode[]
+  flashcards: FlashcardNode[]
+}
+
+export interface LibraryTree {
+  /** the top-level folders; flashcards always sit in a folder */
+  folders: FolderNode[]
+}
+
+/** The parent of a top-level folder, where an operation names a parent. */
+export const TOP_LEVEL = ''
+
+export function emptyTree (): LibraryTree {
+  return { folders: [] }
+}
+
+/** Where a folder or flashcard sits: the folders above it, from the top. */
+interface Located<T> {
+  node: T
+  /** the folders from the top down to the one holding the node (empty for a top-level folder) */
+  above: FolderNode[]
+}
+
+function walk (folders: readonly FolderNode[], above: FolderNode[], visit: (folder: FolderNode, above: FolderNode[]) => boolean): boolean {
+  for (const folder of folders) {
+    if (visit(folder, above)) return true
+    if (walk(folder.folders, [...above, folder], visit)) return true
+  }
+  return false
+}
+
+export function locateFolder (tree: LibraryTree, folderID: string): Located<FolderNode> | null {
+  let found: Located<FolderNode> | null = null
+  walk(tree.folders, [], (folder, above) => {
+    if (folder.id === folderID) found = { node: folder, above }
+    return found !== null
+  })
+  return found
+}
+
+export function locateFlashcard (tree: LibraryTree, flashcardID: string): Located<FlashcardNode> | null {
+  let found: Located<FlashcardNode> | null = null
+  walk(tree.folders, [], (folder, above) => {
+    const flashcard = folder.flashcards.find((candidate) => candidate.id === flashcardID)
+    if (flashcard !== undefined) found = { node: flashcard, above: [...above, folder] }
+    return found !== null
+  })
+  return found
+}
+
+function folderOf (tree: LibraryTree, folderID: string): Located<FolderNode> {
+  const found = locateFolder(tree, folderID)
+  if (found === null) throw new DomainError('not-found', `no folder ${folderID}`)
+  return found
+}
+
+function flashcardOf (tree: LibraryTree, flashcardID: string): Located<FlashcardNode> {
+  const found = locateFlashcard(tree, flashcardID)
+  if (found === null) throw new DomainError('not-found', `no flashcard ${flashcardID}`)
+  return found
+}
+
+export function namesOf (folders: readonly FolderNode[]): string[] {
+  return folders.map((folder) => folder.name)
+}
+
+export function describePath (path: readonly string[]): string {
+  return path.map((name) => JSON.stringify(name)).join(' / ')
+}
+
+/** The folders and flashcards directly in a folder (or at the top), whatever their kind. */
+function childCount (parent: FolderNode | LibraryTree): number {
+  return parent.folders.length + ('flashcards' in parent ? parent.flashcards.length : 0)
+}
+
+function nameIsTaken (parent: FolderNode | LibraryTree, name: string): boolean {
+  return parent.folders.some((folder) => folder.name === name) ||
+    ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name))
+}
+
+/** Refuses one more folder or flashcard in a parent that holds MAX_CHILDREN already. */
+function checkRoom (parent: FolderNode | LibraryTree, path: readonly string[]): void {
+  if (childCount(parent) < MAX_CHILDREN) return
+  throw new DomainError('conflict', path.length === 0
+    ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
+    : `the folder ${describePath(path)} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
+}
+
+function nameTaken (name: string): DomainError {
+  return new DomainError('conflict', `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
+}
+
+/** The folder at `path` (names from the top), or null; a flashcard on the way is not a folder. */
+export function folderAtPath (tree: LibraryTree, path: readonly string[]): FolderNode | null {
+  let parent: LibraryTree | FolderNode = tree
+  let folder: FolderNode | null = null
+  for (const name of path) {
+    folder = parent.folders.find((candidate) => candidate.name === name) ?? null
+    if (folder === null) return null
+    parent = folder
+  }
+  return folder
+}
+
+/** Creates the folders of `path` that are missing. `created` says whether the last one is new. */
+export function createFolderPath (tree: LibraryTree, path: readonly string[], newId: () => string): { folder: FolderNode, created: boolean, added: number } {
+  let parent: LibraryTree | FolderNode = tree
+  let folder: FolderNode | undefined
+  let added = 0
+  for (const [depth, name] of path.entries()) {
+    folder = parent.folders.find((candidate) => candidate.name === name)
+    if (folder === undefined) {
+      if ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name)) {
+        throw new DomainError('conflict', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
+      }
+      checkRoom(parent, path.slice(0, depth))
+      folder = { id: newId(), name, folders: [], flashcards: [] }
+      parent.folders.push(folder)
+      added += 1
+    }
+    parent = folder
+  }
+  if (folder === undefined) throw new DomainError('invalid', 'a folder path names at least one folder')
+  return { folder, created: added > 0, added }
+}
+
+/** Puts a new flashcard in the existing folder at `path`. */
+export function addFlashcard (tree: LibraryTree, path: readonly string[], flashcard: FlashcardNode): void {
+  const folder = folderAtPath(tree, path)
+  if (folder === null) throw new DomainError('not-found', `no folder ${describePath(path)}: create it first with create-folder`)
+  if (nameIsTaken(folder, flashcard.name)) throw new DomainError('conflict', `${describePath([...path, flashcard.name])} already exists`)
+  checkRoom(folder, path)
+  folder.flashcards.push(flashcard)
+}
+
+/** Renames a folder; the path of names to it, renamed. */
+export function renameFolder (tree: LibraryTree, folderID: string, name: string): string[] {
+  const { node, above } = folderOf(tree, folderID)
+  if (node.name !== name && nameIsTaken(above.at(-1) ?? tree, name)) throw nameTaken(name)
+  node.name = name
+  return [...namesOf(above), name]
+}
+
+export function renameFlashcard (tree: LibraryTree, flashcardID: string, name: string): void {
+  const { node, above } = flashcardOf(tree, flashcardID)
+  if (node.name !== name && nameIsTaken(above.at(-1) as FolderNode, name)) throw nameTaken(name)
+  node.name = name
+}
+
+/** How many levels of folders a folder holds below itself. */
+function levelsBelow (folder: FolderNode): number {
+  return folder.folders.reduce((deepest, child) => Math.max(deepest, 1 + levelsBelow(child)), 0)
+}
+
+function detach<T extends { id: string }> (siblings: T[], id: string): void {
+  siblings.splice(siblings.findIndex((sibling) => sibling.id === id), 1)
+}
+
+/**
+ * Moves a folder, with everything in it, into another folder or to the top
+ * (TOP_LEVEL); never into itself or below itself. The folder's new path.
+ */
+export function moveFolder (tree: LibraryTree, folderID: string, parentID: string): string[] {
+  const { node: folder, above } = folderOf(tree, folderID)
+  let parent: LibraryTree | FolderNode = tree
+  let parentPath: string[] = []
+  if (parentID !== TOP_LEVEL) {
+    if (parentID === folderID) throw new DomainError('invalid', 'a folder cannot be moved into itself')
+    const target = folderOf(tree, parentID)
+    if (target.above.includes(folder)) throw new DomainError('invalid', 'a folder cannot be moved into one of its own subfolders')
+    parent = target.node
+    parentPath = [...namesOf(target.above), target.node.name]
+  }
+  // every folder stays reachable by a path create-flashcard and create-folder accept
+  const depth = parentPath.length + 1 + levelsBelow(folder)
+  if (depth > MAX_FOLDER_DEPTH) {
+    throw new DomainError('invalid', `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
+  }
+  const from = above.at(-1) ?? tree
+  if (from !== parent) {
+    checkRoom(parent, parentPath)
+    if (nameIsTaken(parent, folder.name)) throw nameTaken(folder.name)
+    detach(from.folders, folderID)
+    parent.folders.push(folder)
+  }
+  return [...parentPath, folder.name]
+}
+
+/** Moves a flashcard, with its cards, into another folder. The folder's path. */
+export function moveFlashcard (tree: LibraryTree, flashcardID: string, folderID: string): string[] {
+  const { node: flashcard, above } = flashcardOf(tree, flashcardID)
+  const target = folderOf(tree, folderID)
+  const path = [...namesOf(target.above), target.node.name]
+  const from = above.at(-1) as FolderNode
+  if (from !== target.node) {
+    checkRoom(target.node, path)
+    if (nameIsTaken(target.node, flashcard.name)) throw nameTaken(flashcard.name)
+    detach(from.flashcards, flashcardID)
+    target.node.flashcards.push(flashcard)
+  }
+  return path
+}
+
+/** Every flashcard id at or below the folders given. */
+export function flashcardIDsIn (folders: readonly FolderNode[]): string[] {
+  const ids: string[] = []
+  walk(folders, [], (folder) => {
+    for (const flashcard of folder.flashcards) ids.push(flashcard.id)
+    return false
+  })
+  return ids
+}
+
+/** Counts folders at or below the folders given. */
+function folderCount (folders: readonly FolderNode[]): number {
+  let count = 0
+  walk(folders, [], () => { count += 1; return false })
+  return count
+}
+
+/** Takes a folder out, with everything in it: what went, so its cards can go too. */
+export function removeFolder (tree: LibraryTree, folderID: string): { folders: number, flashcardIDs: string[] } {
+  const { node, above } = folderOf(tree, folderID)
+  detach((above.at(-1) ?? tree).folders, folderID)
+  return { folders: folderCount([node]), flashcardIDs: flashcardIDsIn([node]) }
+}
+
+export function removeFlashcard (tree: LibraryTree, flashcardID: string): void {
+  const { above } = flashcardOf(tree, flashcardID)
+  detach((above.at(-1) as FolderNode).flashcards, flashcardID)
+}
+
+/** A flashcard with the names of the folders above it, or a 404 refusal. */
+export function flashcardWithPath (tree: LibraryTree, flashcardID: string): { flashcard: FlashcardNode, folder: string[] } {
+  const { node, above } = flashcardOf(tree, flashcardID)
+  return { flashcard: node, folder: namesOf(above) }
+}
+
+/** The folders and flashcards of a tree, together. */
+export function nodeCount (tree: LibraryTree): number {
+  let count = 0
+  walk(tree.folders, [], (folder) => { count += 1 + folder.flashcards.length; return false })
+  return count
+}
+
+/** A card as the tree of spec 2.2 shows it, with the flashcard that holds it. */
 export interface CardLeaf {
   id: string
   flashcardID: string
@@ -43,274 +275,106 @@ export interface TreeOptions {
   includeEmpty?: boolean
 }
 
-/** A folder of the tree: its place, and what it shows. */
-interface FolderEntry {
-  isFolder: true
-  /** the folder's id, named as a flashcard's is, so that members compare alike */
-  _id: string
-  name: string
-  /** the name's value as an array index, or -1 (set once the folder is shown; a flashcard's is found when sorting) */
-  index: number
-  parentID: string | null
-  /** the folder it hangs from, null at the top (set once placed) */
-  parent: FolderEntry | null
-  verdict: number
-  shown: boolean
-  members: Member[] | undefined
-}
-
-/** A folder's entry, or a flashcard as given. */
-type Member = FolderEntry | LibraryNode
-
-function isFolder (member: Member): member is FolderEntry {
-  return (member as Partial<FolderEntry>).isFolder === true
-}
-
-const MAX_ARRAY_INDEX = 2 ** 32 - 2
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/
-
-/** The names a JavaScript object orders first: canonical decimal integers up to 2^32 - 2. */
-function arrayIndexOf (name: string): number {
-  // most names do not start with a digit: no need to look further
-  const first = name.charCodeAt(0)
-  if (first < 48 || first > 57 || !ARRAY_INDEX.test(name)) return -1
-  const value = Number(name)
-  return value <= MAX_ARRAY_INDEX ? value : -1
-}
+type JsonObject = Record<string, unknown>
 
 function byCodeUnits (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-function indexOf (member: Member): number {
-  return isFolder(member) ? member.index : arrayIndexOf(member.name)
+/**
+ * An object keyed by user names. With no prototype, a name such as
+ * "__proto__" is a member like any other. Members are added in the order of
+ * their names' UTF-16 code units (the same on every machine); a JavaScript
+ * object, and so JSON.stringify and the client's JSON.parse, puts names that
+ * are array indices ("7", "2024") first, in numeric order.
+ */
+function membersObject (members: Array<[string, unknown]>): JsonObject {
+  members.sort(([a], [b]) => byCodeUnits(a, b))
+  const object = Object.create(null) as JsonObject
+  // names are unique among siblings; should stored data ever say otherwise, the first keeps the name (a folder before a flashcard)
+  for (const [name, value] of members) if (!(name in object)) object[name] = value
+  return object
 }
-
-function byArrayIndex (a: Member, b: Member): number {
-  const first = indexOf(a)
-  const second = indexOf(b)
-  if (first === second) return 0
-  if (first === -1 || second === -1) return first === -1 ? 1 : -1
-  return first - second
-}
-
-// Folders sort before a flashcard of the same name, and ids settle the rest, so the
-// result does not depend on the order the database returned rows in
-function compareMembers (a: Member, b: Member): number {
-  return byArrayIndex(a, b) || byCodeUnits(a.name, b.name) ||
-    (isFolder(a) === isFolder(b) ? 0 : isFolder(a) ? -1 : 1) ||
-    byCodeUnits(a._id, b._id)
-}
-
-const UNJUDGED = 0
-const VISITING = 1
-const PLACED = 2
-const UNPLACED = 3
 
 /**
- * Judges which folders hang from the top through an unbroken chain of parents, and links
- * each placed folder to its parent. A folder whose parent is missing, or whose chain
- * loops, cannot be placed and is left out with all it holds.
+ * The tree of spec 2.2 as JSON text: the folders and flashcards that hold the
+ * cards given (every one of them with `includeEmpty`), each flashcard with its
+ * cards in the order given. A repeated card id keeps its first place and its
+ * last values.
  */
-function placeFolders (folders: ReadonlyMap<string, FolderEntry>): void {
-  const chain: FolderEntry[] = []
-  for (const start of folders.values()) {
-    // Walks up until the top, a folder already judged, a missing parent or a folder of
-    // this same walk (a loop); every folder on the way shares the verdict
-    chain.length = 0
-    let current: FolderEntry | undefined = start
-    let verdict = UNPLACED
-    while (current !== undefined) {
-      if (current.verdict !== UNJUDGED) {
-        verdict = current.verdict === VISITING ? UNPLACED : current.verdict
-        break
-      }
-      current.verdict = VISITING
-      chain.push(current)
-      if (current.parentID === null) {
-        verdict = PLACED
-        break
-      }
-      current = folders.get(current.parentID)
-    }
-    for (const folder of chain) folder.verdict = verdict
-  }
-  for (const folder of folders.values()) {
-    if (folder.verdict === PLACED && folder.parentID !== null) folder.parent = folders.get(folder.parentID) as FolderEntry
-  }
-}
-
-// Strings that JSON.stringify would write differently from "<the string>": quotes,
-// backslashes, control characters and surrogates (a lone one is escaped)
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/
-
-/** A string as JSON; the plain quoting is a shortcut taken only where JSON.stringify would write the same. */
-function text (value: string): string {
-  return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`
-}
-
-// The common case, where no value needs escaping, is written in one template that
-// holds the separator too: each text() would leave strings of its own for the
-// garbage collector
-function cardJson (card: CardLeaf, first: boolean): string {
-  const { id, last_review: lastReview, review_status: status } = card
-  if (NEEDS_ESCAPING.test(id) || NEEDS_ESCAPING.test(lastReview) || NEEDS_ESCAPING.test(status)) {
-    return `${first ? '' : ','}${text(id)}:{"last_review":${text(lastReview)},"review_status":${text(status)}}`
-  }
-  return `${first ? '' : ','}"${id}":{"last_review":"${lastReview}","review_status":"${status}"}`
-}
-
-/** Up to this many cards, repeated ids are looked for pair by pair rather than with a Map. */
-const PAIRWISE_LIMIT = 16
-
-function mayRepeatIds (cards: readonly CardLeaf[]): boolean {
-  if (cards.length > PAIRWISE_LIMIT) return true
-  for (let i = 1; i < cards.length; i++) {
-    const id = (cards[i] as CardLeaf).id
-    for (let j = 0; j < i; j++) if ((cards[j] as CardLeaf).id === id) return true
-  }
-  return false
-}
-
-function cardsJson (cards: readonly CardLeaf[]): string {
-  const unique = mayRepeatIds(cards) ? [...new Map(cards.map((card) => [card.id, card])).values()] : cards
-  let json = '{'
-  for (let i = 0; i < unique.length; i++) json += cardJson(unique[i] as CardLeaf, i === 0)
-  return `${json}}`
-}
-
-/** A flashcard's JSON up to its name, which is all it needs of the flashcard but its id. */
-function flashcardOpening (id: string, cards: string): string {
-  if (NEEDS_ESCAPING.test(id)) return `{"cards":${cards},"flashcardID":${text(id)},"flashcardName":`
-  return `{"cards":${cards},"flashcardID":"${id}","flashcardName":`
-}
-
-/** A flashcard as a member of its folder: its name, then what it holds. */
-function flashcardJson (flashcard: LibraryNode, first: boolean, cards: WrittenCards): string {
-  const { name } = flashcard
-  const opening = cards.get(flashcard._id) ?? flashcardOpening(flashcard._id, '{}')
-  if (NEEDS_ESCAPING.test(name)) {
-    const quoted = text(name)
-    return `${first ? '' : ','}${quoted}:${opening}${quoted}}`
-  }
-  // one piece fewer than a template opening with the separator
-  return (first ? '"' : ',"') + name + '":' + opening + '"' + name + '"}'
-}
-
-function memberJson (member: Member, first: boolean, cards: WrittenCards): string {
-  if (!isFolder(member)) return flashcardJson(member, first, cards)
-  const value = folderJson(member.members, cards)
-  if (NEEDS_ESCAPING.test(member.name)) return `${first ? '' : ','}${text(member.name)}:${value}`
-  return `${first ? '' : ','}"${member.name}":${value}`
-}
-
-/** Up to this many members, sorted in place by insertion: Array#sort sets up state (near 1 KB) per call. */
-const INSERTION_SORT_LIMIT = 16
-
-function sortMembers (members: Member[]): void {
-  if (members.length > INSERTION_SORT_LIMIT) {
-    members.sort(compareMembers)
-    return
-  }
-  for (let i = 1; i < members.length; i++) {
-    const member = members[i] as Member
-    let j = i - 1
-    for (; j >= 0 && compareMembers(members[j] as Member, member) > 0; j--) members[j + 1] = members[j] as Member
-    members[j + 1] = member
-  }
-}
-
-function folderJson (members: Member[] | undefined, cards: WrittenCards): string {
-  if (members === undefined) return '{}'
-  sortMembers(members)
-  let json = '{'
-  let previous: string | undefined
-  for (const member of members) {
-    // Names are unique under one parent; should the data ever say otherwise, the first in
-    // order keeps the name rather than one silently replacing another (a node given twice
-    // is one of these: same name, same parent)
-    if (member.name === previous) continue
-    json += memberJson(member, previous === undefined, cards)
-    previous = member.name
-  }
-  return `${json}}`
-}
-
-/** Shows a member under its folder, or at the top. */
-function addMember (top: Member[], parent: FolderEntry | null, member: Member): void {
-  if (isFolder(member)) member.index = arrayIndexOf(member.name)
-  if (parent === null) top.push(member)
-  else if (parent.members === undefined) parent.members = [member]
-  else parent.members.push(member)
-}
-
-/** Each flashcard that holds cards, as JSON up to its name (`{"cards":{…},"flashcardID":"…","flashcardName":`), by id. */
-type WrittenCards = ReadonlyMap<string, string>
-
-/**
- * The part of a tree that needs only the cards: each flashcard that holds some, written
- * up to its name, its cards in the order given. A repeated card id (never from the
- * database, where ids are unique) keeps its first place and its last values.
- */
-function writeCards (cards: readonly CardLeaf[]): WrittenCards {
-  const byFlashcard = new Map<string, CardLeaf[]>()
-  for (const card of cards) {
-    const held = byFlashcard.get(card.flashcardID)
-    if (held === undefined) byFlashcard.set(card.flashcardID, [card])
-    else held.push(card)
-  }
-  const written = new Map<string, string>()
-  for (const [flashcardID, held] of byFlashcard) written.set(flashcardID, flashcardOpening(flashcardID, cardsJson(held)))
-  return written
-}
-
-/** The tree of spec 2.2 as JSON text: the folders and flashcards, with the cards given. */
-export function treeJson (nodes: readonly LibraryNode[], cards: readonly CardLeaf[], options: TreeOptions = {}): string {
-  return treeJsonAround(nodes, writeCards(cards), options)
-}
-
-/** treeJson's second step: the folders and flashcards around the cards writeCards wrote. */
-function treeJsonAround (nodes: readonly LibraryNode[], cards: WrittenCards, options: TreeOptions = {}): string {
+export function treeJson (tree: LibraryTree, cards: readonly CardLeaf[], options: TreeOptions = {}): string {
   const includeEmpty = options.includeEmpty === true
-
-  const foldersById = new Map<string, FolderEntry>()
-  for (const node of nodes) {
-    if (node.kind !== 'folder' || foldersById.has(node._id)) continue
-    foldersById.set(node._id, {
-      isFolder: true,
-      _id: node._id,
-      name: node.name,
-      index: -1,
-      parentID: node.parentID === TOP_LEVEL ? null : node.parentID,
-      parent: null,
-      verdict: UNJUDGED,
-      shown: false,
-      members: undefined
-    })
+  const cardsByFlashcard = new Map<string, JsonObject>()
+  for (const card of cards) {
+    let held = cardsByFlashcard.get(card.flashcardID)
+    if (held === undefined) {
+      held = Object.create(null) as JsonObject
+      cardsByFlashcard.set(card.flashcardID, held)
+    }
+    held[card.id] = { last_review: card.last_review, review_status: card.review_status }
   }
-  placeFolders(foldersById)
 
-  // Today's cards show only the branches that lead to a card; the library shows everything
-  const top: Member[] = []
+  function folderValue (folder: FolderNode | LibraryTree): JsonObject | null {
+    const members: Array<[string, unknown]> = []
+    for (const child of folder.folders) {
+      const value = folderValue(child)
+      if (value !== null) members.push([child.name, value])
+    }
+    if ('flashcards' in folder) {
+      for (const flashcard of folder.flashcards) {
+        const held = cardsByFlashcard.get(flashcard.id)
+        if (held === undefined && !includeEmpty) continue
+        members.push([flashcard.name, { cards: held ?? {}, flashcardID: flashcard.id, flashcardName: flashcard.name }])
+      }
+    }
+    if (members.length === 0 && !includeEmpty) return null
+    return membersObject(members)
+  }
+
+  return JSON.stringify(folderValue(tree) ?? {})
+}
+
+/** A folder or flashcard of the earlier storage: one record each, pointing at its parent. */
+export interface ParentLinkedNode {
+  _id: string
+  kind: 'folder' | 'flashcard'
+  /** a flashcard's folder; TOP_LEVEL for a top-level folder */
+  parentID: string
+  name: string
+  description?: string
+}
+
+/**
+ * Builds a tree from parent-linked records. A record whose parent is missing,
+ * or whose chain of parents loops, cannot be placed: it is counted in
+ * `unplaced` rather than guessed at.
+ */
+export function treeFromNodes (nodes: readonly ParentLinkedNode[]): { tree: LibraryTree, unplaced: number } {
+  const folders = new Map<string, FolderNode>()
+  const children = new Map<string, ParentLinkedNode[]>()
   for (const node of nodes) {
-    if (node.kind !== 'flashcard' || (!includeEmpty && !cards.has(node._id))) continue
-    const folder = foldersById.get(node.parentID)
-    if (folder?.verdict !== PLACED) continue
-    addMember(top, folder, node)
-    // Stops at the first folder already shown: its ancestors were shown with it
-    for (let shown: FolderEntry | null = folder; shown !== null && !shown.shown; shown = shown.parent) {
-      shown.shown = true
-      addMember(top, shown.parent, shown)
+    if (node.kind === 'folder') folders.set(node._id, { id: node._id, name: node.name, folders: [], flashcards: [] })
+    const siblings = children.get(node.parentID)
+    if (siblings === undefined) children.set(node.parentID, [node])
+    else siblings.push(node)
+  }
+  const tree = emptyTree()
+  let placed = 0
+  // from the top down: a folder is reached only through its parents, so a loop is never reached
+  const pending: Array<[string, LibraryTree | FolderNode]> = [[TOP_LEVEL, tree]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [parentID, parent] = next
+    for (const node of children.get(parentID) ?? []) {
+      const folder = node.kind === 'folder' ? folders.get(node._id) : undefined
+      if (folder !== undefined) {
+        parent.folders.push(folder)
+        pending.push([node._id, folder])
+        placed += 1
+      } else if (node.kind === 'flashcard' && 'flashcards' in parent) {
+        parent.flashcards.push({ id: node._id, name: node.name, description: node.description ?? '' })
+        placed += 1
+      }
     }
   }
-  if (includeEmpty) {
-    for (const folder of foldersById.values()) {
-      if (folder.verdict !== PLACED || folder.shown) continue
-      folder.shown = true
-      addMember(top, folder.parent, folder)
-    }
-  }
-
-  return folderJson(top.length === 0 ? undefined : top, cards)
+  return { tree, unplaced: nodes.length - placed }
 }

@@ -1,3 +1,5 @@
+import { DomainError } from './errors.js'
+
 /**
  * A client tells a flashcard from a folder by these members (spec 2.2), so no
  * folder or flashcard may be called by them.
@@ -44,4 +46,12 @@ export function nameProblem (name: string): string | null {
     return `the name ${shown(name)} has no visible character: give it at least one letter, digit or symbol`
   }
   return null
+}
+
+/** Refuses the first name that cannot be used. */
+export function checkNames (names: readonly string[]): void {
+  for (const name of names) {
+    const problem = nameProblem(name)
+    if (problem !== null) throw new DomainError('invalid', problem)
+  }
 }

@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { UserDocument } from '../repositories/users.js'
+import { InvalidTokenError } from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,6 +20,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     account: UserDocument
   }
+  interface FastifyContextConfig {
+    /** open without a token (register, login), or authenticating by itself (update-goal-status) */
+    public?: boolean
+  }
 }
 
 export interface AuthOptions {
@@ -29,7 +34,6 @@ export interface AuthOptions {
 export const TOKEN_ISSUER = 'flashcard-service'
 export const TOKEN_AUDIENCE = 'flashcard-study-app'
 export const TOKEN_ALGORITHM = 'HS256'
-export const INVALID_TOKEN = 'invalid or expired token'
 
 /** How many verified tokens are remembered; past that, the oldest is forgotten first. */
 const REMEMBERED_TOKENS = 10_000
@@ -62,11 +66,6 @@ function verifiedTokens () {
       tokens.set(token, claims)
     }
   }
-}
-
-export class InvalidTokenError extends Error {
-  statusCode = 401
-  constructor () { super(INVALID_TOKEN) }
 }
 
 export default fp<AuthOptions>(async function auth (app, options) {
@@ -136,3 +135,13 @@ export default fp<AuthOptions>(async function auth (app, options) {
     request.account = account
   })
 }, { name: 'auth', dependencies: ['database', 'security'] })
+
+/**
+ * Every route of `scope` needs a valid token in its body (401 otherwise),
+ * unless it is declared public; the account is then `request.account`.
+ */
+export function requireAuthentication (scope: FastifyInstance): void {
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.config.public !== true) await scope.authenticate(request, reply)
+  })
+}

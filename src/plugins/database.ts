@@ -1,24 +1,17 @@
 import fp from 'fastify-plugin'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MongoClient, MongoError, MongoServerSelectionError, type ClientSession, type Db } from 'mongodb'
+import { MongoClient, MongoError, MongoServerSelectionError, type Db } from 'mongodb'
 import { ConfigError } from '../config.js'
 import type { DatabaseProcessState } from '../db/embedded.js'
-import { isDatabaseUnavailable, RequestError } from './errors.js'
-import { InvalidTokenError } from './auth.js'
+import { isDatabaseUnavailable } from './errors.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
-import { usersRepository, type UsersRepository } from '../repositories/users.js'
-import { libraryRepository, type LibraryRepository } from '../repositories/library.js'
-import { cardsRepository, type CardsRepository } from '../repositories/cards.js'
-import { reviewsRepository, type ReviewsRepository } from '../repositories/reviews.js'
-import { goalsRepository, type GoalsRepository } from '../repositories/goals.js'
-import { userDataRepository, type UserDataRepository } from '../repositories/user-data.js'
-import { activityRepository, type ActivityRepository } from '../repositories/activity.js'
 import { migrate } from '../repositories/migrations.js'
+import { repositoriesOf, type Repositories } from '../repositories/index.js'
+import { InvalidTokenError, RequestError } from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    db: Db
     databaseClient: MongoClient
     repositories: Repositories
     /**
@@ -38,16 +31,6 @@ declare module 'fastify' {
     /** true when the database answers a ping within `timeoutMs` (default: the readiness timeout) */
     databaseIsReady: (timeoutMs?: number) => Promise<boolean>
   }
-}
-
-export interface Repositories {
-  users: UsersRepository
-  library: LibraryRepository
-  cards: CardsRepository
-  reviews: ReviewsRepository
-  goals: GoalsRepository
-  activity: ActivityRepository
-  userData: UserDataRepository
 }
 
 export interface DatabaseOptions {
@@ -166,19 +149,6 @@ function reconnectWhenMonitoringHangs (client: MongoClient, timeouts: DatabaseTi
   }
 }
 
-/** Each repository, its calls made in `session` when one is given. */
-function repositoriesOf (db: Db, session?: ClientSession): Repositories {
-  return {
-    users: usersRepository(db, session),
-    library: libraryRepository(db, session),
-    cards: cardsRepository(db, session),
-    reviews: reviewsRepository(db, session),
-    goals: goalsRepository(db, session),
-    activity: activityRepository(db, session),
-    userData: userDataRepository(db, session)
-  }
-}
-
 /**
  * Transactions need a replica set (or a sharded cluster); a standalone
  * MongoDB refuses them at the first write, so the service refuses to start.
@@ -254,7 +224,6 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     throw error
   }
 
-  app.decorate('db', db)
   app.decorate('databaseClient', client)
   app.decorate('repositories', repositoriesOf(db))
   app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, timeouts, work))

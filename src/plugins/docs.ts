@@ -1,6 +1,10 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { readFileSync } from 'node:fs'
+
+/** The service's version, as package.json gives it: the API's version in the OpenAPI document. */
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
 /**
  * The OpenAPI 3 document, generated from the route schemas, at /openapi.json,
@@ -13,7 +17,7 @@ export default fp(async function docs (app) {
       openapi: '3.0.3',
       info: {
         title: 'Flashcard learning service',
-        version: '1.0.0',
+        version,
         description: 'Folders of flashcards, spaced-repetition reviews (FSRS) and goals. ' +
           'Every operation is POST /api/<operation> with a JSON body; authenticated operations take the token in the body field jwtToken. ' +
           'Response values are strings; calendar dates are DD/MM/YYYY in the user\'s calendar; errors are {"error": "..."}.'

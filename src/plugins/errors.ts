@@ -4,11 +4,10 @@ import {
   MongoBulkWriteError, MongoClientClosedError, MongoExpiredSessionError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError,
   MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError
 } from 'mongodb'
+import { DomainError, type Refusal } from '../domain/errors.js'
+import { TooManyAttemptsError } from '../errors.js'
 
-/** A request the service refuses: its status and a message the client can act on. */
-export class RequestError extends Error {
-  constructor (readonly statusCode: 400 | 401 | 404 | 409 | 503, message: string) { super(message) }
-}
+const REFUSAL_STATUS: Record<Refusal, 400 | 404 | 409> = { invalid: 400, 'not-found': 404, conflict: 409 }
 
 /**
  * The one error contract: 4xx carry a message a person can act on;
@@ -29,6 +28,10 @@ export default fp(async function errors (app) {
           'send fewer cards a request, or import a long file in parts'
       })
     }
+    if (error instanceof DomainError) {
+      return reply.code(REFUSAL_STATUS[error.refusal]).send({ error: error.message })
+    }
+    if (error instanceof TooManyAttemptsError) void reply.header('retry-after', error.retryAfterSeconds)
     if (status >= 400 && status < 500) {
       if (status === 429) request.log.info({ err: error }, 'rate limited')
       return reply.code(status).send({ error: error.message })

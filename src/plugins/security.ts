@@ -4,7 +4,8 @@ import helmet from 'helmet'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { normaliseEmail } from '../repositories/users.js'
+import { normaliseEmail } from '../domain/accounts.js'
+import { TooManyAttemptsError } from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,13 +20,6 @@ declare module 'fastify' {
     accountAttemptWait: (request: FastifyRequest) => Promise<number | null>
     /** takes one of the user's places for requests under way until the answer is sent, or answers 503 when they are all taken */
     admitUser: (userID: string, reply: FastifyReply) => void
-  }
-}
-
-export class TooManyAttemptsError extends Error {
-  readonly statusCode = 429
-  constructor (seconds: number) {
-    super(`too many attempts; retry in ${seconds} seconds`)
   }
 }
 
@@ -114,10 +108,9 @@ export default fp<SecurityOptions>(async function security (app, options) {
       return verdict.isAllowed || !verdict.isExceeded ? null : verdict.ttlInSeconds
     }
   }
-  const limiter = (wait: (request: FastifyRequest) => Promise<number | null>) => async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const limiter = (wait: (request: FastifyRequest) => Promise<number | null>) => async (request: FastifyRequest): Promise<void> => {
     const seconds = await wait(request)
     if (seconds === null) return
-    void reply.header('retry-after', seconds)
     throw new TooManyAttemptsError(seconds)
   }
   const accountAttemptWait = counter(perAccount, (request) => {

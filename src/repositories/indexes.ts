@@ -8,12 +8,6 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   users: [
     { key: { email: 1 }, name: 'email_unique', unique: true }
   ],
-  library: [
-    // names are unique among the folders and flashcards of one parent
-    { key: { userID: 1, parentID: 1, name: 1 }, name: 'user_parent_name', unique: true },
-    { key: { userID: 1, ancestors: 1 }, name: 'user_ancestors' },
-    { key: { userID: 1, kind: 1 }, name: 'user_kind' }
-  ],
   cards: [
     // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)
     { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },

@@ -1,5 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb'
+import { nodeCount, treeFromNodes, type ParentLinkedNode } from '../domain/library-tree.js'
 import { activityId, type DayActivityDocument } from './activity.js'
+import type { TreeDocument } from './trees.js'
 
 interface MigrationDocument { _id: string, doneAt: Date }
 
@@ -8,7 +10,7 @@ interface MigrationDocument { _id: string, doneAt: Date }
  * step runs once per database and is recorded in `migrations`. A step is
  * idempotent: cut off half-way, it runs again whole at the next start.
  */
-const MIGRATIONS: Array<{ name: string, run: (db: Db) => Promise<void> }> = [
+const MIGRATIONS: Array<{ name: string, run: (db: Db, log: (message: string) => void) => Promise<void> }> = [
   {
     // the daily counts were added after reviews were logged: count the log once
     name: 'activity-from-review-log',
@@ -27,12 +29,52 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db) => Promise<void> }> = [
     // the quotas' counts were added after accounts held data: count it once
     name: 'usage-from-data',
     run: async (db) => {
-      const [cards, nodes, goals] = await Promise.all([countsByUser(db, 'cards'), countsByUser(db, 'library'), countsByUser(db, 'goals')])
+      const [cards, linkedNodes, treeNodes, goals] = await Promise.all([
+        countsByUser(db, 'cards'), countsByUser(db, 'library'), nodesByUser(db), countsByUser(db, 'goals')
+      ])
+      // folders and flashcards are in the one collection or the other, depending on the version that stored them
+      const nodes = new Map([...linkedNodes, ...[...treeNodes].map(([userID, count]) => [userID, count + (linkedNodes.get(userID) ?? 0)] as const)])
       const users = db.collection<{ _id: string }>('users')
       const userIDs = new Set([...cards.keys(), ...nodes.keys(), ...goals.keys()])
       await writeInBatches(users, [...userIDs].map((userID) => ({
         updateOne: { filter: { _id: userID }, update: { $set: { usage: { cards: cards.get(userID) ?? 0, nodes: nodes.get(userID) ?? 0, goals: goals.get(userID) ?? 0 } } } }
       })))
+    }
+  },
+  {
+    // folders and flashcards were one document each, linked to their parent: fold each user's into one tree
+    name: 'library-to-trees',
+    run: async (db, log) => {
+      const library = db.collection<ParentLinkedNode & { userID: string }>('library')
+      let unplaced = 0
+      await writeInBatches(db.collection<TreeDocument>('trees'), (async function * () {
+        let userID: string | null = null
+        let nodes: ParentLinkedNode[] = []
+        const treeOfUser = (owner: string): AnyBulkWriteOperation<TreeDocument> => {
+          const built = treeFromNodes(nodes)
+          unplaced += built.unplaced
+          // replaced whole: a run cut off half-way writes the same tree again
+          return { replaceOne: { filter: { _id: owner }, replacement: { userID: owner, version: 1, folders: built.tree.folders }, upsert: true } }
+        }
+        // the old collection's unique index (userID, parentID, name) gives every user's records together
+        for await (const node of library.find({}, { sort: { userID: 1, parentID: 1, name: 1 } })) {
+          if (node.userID !== userID) {
+            if (userID !== null) yield treeOfUser(userID)
+            userID = node.userID
+            nodes = []
+          }
+          nodes.push(node)
+        }
+        if (userID !== null) yield treeOfUser(userID)
+      })())
+      if (unplaced > 0) {
+        // never lost: the old records stay for someone to look at
+        log(`migration library-to-trees: ${unplaced} folders or flashcards had no parent to hang from; the collection library is kept`)
+        return
+      }
+      await library.drop().catch((error: unknown) => {
+        if ((error as { codeName?: string }).codeName !== 'NamespaceNotFound') throw error
+      })
     }
   }
 ]
@@ -50,6 +92,15 @@ async function writeInBatches<T extends Document> (collection: Collection<T>, op
   if (batch.length > 0) await collection.bulkWrite(batch, { ordered: false })
 }
 
+/** How many folders and flashcards each user's tree holds. */
+async function nodesByUser (db: Db): Promise<Map<string, number>> {
+  const counts = new Map<string, number>()
+  for await (const tree of db.collection<TreeDocument>('trees').find({}, { projection: { folders: 1 } })) {
+    counts.set(tree._id, nodeCount(tree))
+  }
+  return counts
+}
+
 /** How many documents each user has in a collection. */
 async function countsByUser (db: Db, collection: string): Promise<Map<string, number>> {
   const groups = await db.collection(collection).aggregate<{ _id: string, count: number }>([{ $group: { _id: '$userID', count: { $sum: 1 } } }]).toArray()
@@ -61,7 +112,7 @@ export async function migrate (db: Db, log: (message: string) => void): Promise<
   for (const migration of MIGRATIONS) {
     if (await done.findOne({ _id: migration.name }) !== null) continue
     const startedAt = Date.now()
-    await migration.run(db)
+    await migration.run(db, log)
     await done.updateOne({ _id: migration.name }, { $set: { doneAt: new Date() } }, { upsert: true })
     log(`migration ${migration.name} done in ${Date.now() - startedAt} ms`)
   }

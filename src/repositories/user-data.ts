@@ -21,7 +21,10 @@ export function userDataRepository (db: Db, session?: ClientSession) {
     /** Removes every document of the user from `collections`, the account last. */
     async removeAll (userID: string, collections: readonly string[]): Promise<void> {
       for (const collection of collections) {
-        if (collection !== 'users') await db.collection(collection).deleteMany({ userID }, { session })
+        if (collection === 'users') continue
+        // a tree's _id is its owner's userID: found by the primary index, with no index on userID
+        const owned = collection === 'trees' ? { _id: userID } : { userID }
+        await db.collection<{ _id: string }>(collection).deleteMany(owned, { session })
       }
       await db.collection<{ _id: string }>('users').deleteOne({ _id: userID }, { session })
     }

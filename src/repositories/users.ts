@@ -1,15 +1,8 @@
-import { MongoServerError, type ClientSession, type Db } from 'mongodb'
+import type { ClientSession, Db } from 'mongodb'
+import { normaliseEmail, type UserSettings } from '../domain/accounts.js'
 import type { LocalDay } from '../domain/calendar.js'
 import type { Quotas, Usage } from '../domain/quotas.js'
-
-export interface UserSettings {
-  displayName: string
-  timezone: string
-  dayStartHour: number
-  newCardsPerDay: number
-  reviewsPerDay: number
-  desiredRetention: number
-}
+import { refusingDuplicates } from './duplicate-key.js'
 
 /** Reviews made on the user's current day, kept with the account so today's cards need no count query. */
 export interface StudyDay {
@@ -41,24 +34,8 @@ export interface UserDocument extends UserSettings {
   createdAt: Date
 }
 
-export const DEFAULT_SETTINGS: Omit<UserSettings, 'displayName'> = {
-  timezone: 'UTC',
-  dayStartHour: 4,
-  newCardsPerDay: 20,
-  reviewsPerDay: 200,
-  desiredRetention: 0.9
-}
-
-export function normaliseEmail (email: string): string {
-  return email.trim().toLowerCase()
-}
-
 export class EmailTakenError extends Error {
   override name = 'EmailTakenError'
-}
-
-export function isDuplicateKey (error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000
 }
 
 export function usersRepository (db: Db, session?: ClientSession) {
@@ -67,12 +44,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
   const after = { returnDocument: 'after' as const, session }
   return {
     async insert (user: UserDocument): Promise<void> {
-      try {
-        await users.insertOne(user, inSession)
-      } catch (error) {
-        if (isDuplicateKey(error)) throw new EmailTakenError(user.email)
-        throw error
-      }
+      await refusingDuplicates(() => users.insertOne(user, inSession), () => new EmailTakenError(user.email))
     },
 
     findByEmail (email: string): Promise<UserDocument | null> {

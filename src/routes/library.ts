@@ -1,184 +1,141 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
-import type { LibraryRepository } from '../repositories/library.js'
-import type { Repositories } from '../plugins/database.js'
-import { QUOTA_NAMES, type Usage } from '../domain/quotas.js'
-import { newId } from '../domain/ids.js'
-import { nameProblem } from '../domain/names.js'
-import { newSchedule } from '../domain/scheduling.js'
-import type { CardDocument } from '../repositories/cards.js'
-import { NameTakenError, TOP_LEVEL, type LibraryNodeDocument } from '../repositories/library.js'
-import { authenticatedErrors, ErrorResponse } from '../schemas/common.js'
-import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody, MAX_CHILDREN } from '../schemas/library.js'
-import { RequestError } from '../plugins/errors.js'
-
-export function checkNames (names: readonly string[]): void {
-  for (const name of names) {
-    const problem = nameProblem(name)
-    if (problem !== null) throw new RequestError(400, problem)
-  }
-}
-
-/** Adds to the account's usage inside its transaction, or answers 409 naming the quota it would pass. */
-export async function useQuota (app: FastifyInstance, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
-  const over = await users.use(userID, added, app.quotas)
-  if (over !== null) {
-    throw new RequestError(409, `an account may hold at most ${app.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
-  }
-}
-
-export function describePath (path: readonly string[]): string {
-  return path.map((name) => JSON.stringify(name)).join(' / ')
-}
-
-/**
- * Refuses one more folder or flashcard under a parent that holds MAX_CHILDREN
- * already (`where` names the parent for the message). Read inside the user's
- * transaction, so requests racing for the last place take turns.
- */
-export async function checkRoom (library: LibraryRepository, userID: string, parentID: string, where: string): Promise<void> {
-  if (await library.countChildren(userID, parentID, MAX_CHILDREN) < MAX_CHILDREN) return
-  throw new RequestError(409, parentID === TOP_LEVEL
-    ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
-    : `the folder ${where} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
-}
-
-/** The folder at `path`, or null; a flashcard on the way is not a folder. */
-export async function findFolder (library: LibraryRepository, userID: string, path: readonly string[]): Promise<LibraryNodeDocument | null> {
-  let parentID = TOP_LEVEL
-  let node: LibraryNodeDocument | null = null
-  for (const name of path) {
-    node = await library.findChild(userID, parentID, name)
-    if (node === null || node.kind !== 'folder') return null
-    parentID = node._id
-  }
-  return node
-}
-
-/** Creates the folders of `path` that are missing, inside the user's transaction. */
-async function createFolderPath (library: LibraryRepository, userID: string, path: readonly string[], now: Date): Promise<{ folder: LibraryNodeDocument, created: boolean, added: number }> {
-  let parent: LibraryNodeDocument | null = null
-  let created = false
-  let added = 0
-  for (const [depth, name] of path.entries()) {
-    const parentID: string = parent?._id ?? TOP_LEVEL
-    let node: LibraryNodeDocument | null = await library.findChild(userID, parentID, name)
-    if (node === null) {
-      await checkRoom(library, userID, parentID, describePath(path.slice(0, depth)))
-      node = {
-        _id: newId(),
-        userID,
-        kind: 'folder',
-        parentID,
-        name,
-        ancestors: parent === null ? [] : [...parent.ancestors, parent._id],
-        createdAt: now
-      }
-      await library.insert(node)
-      added += 1
-      created = depth === path.length - 1
-    }
-    if (node.kind !== 'folder') {
-      throw new RequestError(409, `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
-    }
-    parent = node
-  }
-  return { folder: parent as LibraryNodeDocument, created, added }
-}
-
-export interface NewFlashcard {
-  folder: readonly string[]
-  flashcardName: string
-  description: string
-  cards: ReadonlyArray<{ front: string, back: string }>
-}
-
-/** Creates a flashcard and its cards in an existing folder, in one transaction: all or nothing. */
-export async function createFlashcard (app: FastifyInstance, userID: string, flashcard: NewFlashcard): Promise<{ flashcardID: string, cardIDs: string[] }> {
-  const { folder: path, flashcardName, description, cards } = flashcard
-  checkNames([...path, flashcardName])
-  const now = app.clock()
-  return await app.userTransaction(userID, async ({ library, cards: cardStore, users }: Repositories) => {
-    const folder = await findFolder(library, userID, path)
-    if (folder === null) throw new RequestError(404, `no folder ${describePath(path)}: create it first with create-folder`)
-    await checkRoom(library, userID, folder._id, describePath(path))
-    const flashcardID = newId()
-    try {
-      await library.insert({
-        _id: flashcardID,
-        userID,
-        kind: 'flashcard',
-        parentID: folder._id,
-        name: flashcardName,
-        ancestors: [...folder.ancestors, folder._id],
-        description,
-        createdAt: now
-      })
-    } catch (error) {
-      if (error instanceof NameTakenError) {
-        throw new RequestError(409, `${describePath([...path, flashcardName])} already exists`)
-      }
-      throw error
-    }
-    const documents = newCards(userID, flashcardID, cards, now)
-    await cardStore.insertMany(documents)
-    await useQuota(app, users, userID, { nodes: 1, cards: documents.length })
-    return { flashcardID, cardIDs: documents.map((card) => card._id) }
-  })
-}
-
-/** Card documents for new, never reviewed cards, in the order given. */
-export function newCards (userID: string, flashcardID: string, cards: ReadonlyArray<{ front: string, back: string }>, now: Date): CardDocument[] {
-  return cards.map((card, position): CardDocument => ({
-    _id: newId(),
-    userID,
-    flashcardID,
-    front: card.front,
-    back: card.back,
-    ...newSchedule(now),
-    isNew: true,
-    createdOrder: now.getTime() * 1000 + position,
-    createdAt: now,
-    version: 0,
-    lastReviewID: null
-  }))
-}
+import { TOP_LEVEL } from '../domain/library-tree.js'
+import { refusals } from '../schemas/common.js'
+import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
+import {
+  AddCardsBody, AddedCards, AllCardsBody, CardBody, CardDetails, DeletedCard, DeletedFlashcard, DeletedFolder,
+  EditCardBody, Flashcard, FlashcardBody, FolderBody, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
+  PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+} from '../schemas/library-manage.js'
+import { JSON_TEXT, LibraryTree } from '../schemas/study.js'
 
 const library: FastifyPluginAsyncTypebox = async (app) => {
+  const { library } = app.services
+
   app.post('/create-folder', {
     schema: {
       summary: 'Create a folder, with any missing parents',
       tags: ['library'],
       body: CreateFolderBody,
-      response: { 201: CreatedFolder, 409: ErrorResponse, ...authenticatedErrors }
-    },
-    preHandler: app.authenticate
-  }, async (request, reply) => {
-    const { path } = request.body
-    checkNames(path)
-    const userID = request.account._id
-    const { folder, created } = await app.userTransaction(userID, async ({ library, users }) => {
-      const made = await createFolderPath(library, userID, path, app.clock())
-      await useQuota(app, users, userID, { nodes: made.added })
-      return made
-    })
-    if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
-    return reply.code(201).send({ folderID: folder._id, path })
-  })
+      response: { 201: CreatedFolder, ...refusals(409) }
+    }
+  }, async (request, reply) => reply.code(201).send(await library.createFolder(request.account._id, request.body.path)))
 
   app.post('/create-flashcard', {
     schema: {
       summary: 'Create a flashcard (a set of cards) in an existing folder',
       tags: ['library'],
       body: CreateFlashcardBody,
-      response: { 201: CreatedFlashcard, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors }
-    },
-    preHandler: app.authenticate
+      response: { 201: CreatedFlashcard, ...refusals(404, 409) }
+    }
   }, async (request, reply) => {
     const { folder, flashcardName, description = '', cards } = request.body
-    const created = await createFlashcard(app, request.account._id, { folder, flashcardName, description, cards })
-    return reply.code(201).send(created)
+    return reply.code(201).send(await library.createFlashcard(request.account._id, { folder, flashcardName, description, cards }))
   })
+
+  app.post('/rename-folder', {
+    schema: {
+      summary: 'Rename a folder',
+      tags: ['library'],
+      body: RenameFolderBody,
+      response: { 200: PlacedFolder, ...refusals(404, 409) }
+    }
+  }, async (request) => await library.renameFolder(request.account._id, request.body.folderID, request.body.name))
+
+  app.post('/move-folder', {
+    schema: {
+      summary: 'Move a folder, with everything in it, into another folder or to the top level',
+      description: 'Never into itself or its own subfolders (400); 409 when the destination already holds a folder or flashcard of its name.',
+      tags: ['library'],
+      body: MoveFolderBody,
+      response: { 200: PlacedFolder, ...refusals(404, 409) }
+    }
+  }, async (request) => await library.moveFolder(request.account._id, request.body.folderID, request.body.parentID ?? TOP_LEVEL))
+
+  app.post('/delete-folder', {
+    schema: {
+      summary: 'Delete a folder with its subfolders, flashcards and cards',
+      description: 'The review log keeps the reviews of the deleted cards, so statistics and goals do not change.',
+      tags: ['library'],
+      body: FolderBody,
+      response: { 200: DeletedFolder, ...refusals(404) }
+    }
+  }, async (request) => await library.deleteFolder(request.account._id, request.body.folderID))
+
+  app.post('/get-flashcard', {
+    schema: {
+      summary: 'A flashcard with its folder path and every card, text and schedule',
+      tags: ['library'],
+      body: FlashcardBody,
+      response: { 200: Flashcard, ...refusals(404) }
+    }
+  }, async (request) => await library.getFlashcard(request.account, request.body.flashcardID))
+
+  app.post('/rename-flashcard', {
+    schema: {
+      summary: 'Rename a flashcard',
+      tags: ['library'],
+      body: RenameFlashcardBody,
+      response: { 200: RenamedFlashcard, ...refusals(404, 409) }
+    }
+  }, async (request) => await library.renameFlashcard(request.account._id, request.body.flashcardID, request.body.name))
+
+  app.post('/move-flashcard-set', {
+    schema: {
+      summary: 'Move a flashcard, with its cards, into another folder',
+      tags: ['library'],
+      body: MoveFlashcardBody,
+      response: { 200: MovedFlashcard, ...refusals(404, 409) }
+    }
+  }, async (request) => await library.moveFlashcard(request.account._id, request.body.flashcardID, request.body.folderID))
+
+  app.post('/delete-flashcard', {
+    schema: {
+      summary: 'Delete a flashcard with its cards',
+      description: 'The review log keeps the reviews of the deleted cards, so statistics and goals do not change.',
+      tags: ['library'],
+      body: FlashcardBody,
+      response: { 200: DeletedFlashcard, ...refusals(404) }
+    }
+  }, async (request) => await library.deleteFlashcard(request.account._id, request.body.flashcardID))
+
+  app.post('/add-cards', {
+    schema: {
+      summary: 'Add new cards to a flashcard',
+      tags: ['library'],
+      body: AddCardsBody,
+      response: { 201: AddedCards, ...refusals(404, 409) }
+    }
+  }, async (request, reply) => reply.code(201).send(await library.addCards(request.account._id, request.body.flashcardID, request.body.cards)))
+
+  app.post('/edit-card', {
+    schema: {
+      summary: 'Change the front or back of a card; its schedule stays',
+      tags: ['library'],
+      body: EditCardBody,
+      response: { 200: CardDetails, ...refusals(404) }
+    }
+  }, async (request) => await library.editCard(request.account, request.body))
+
+  app.post('/delete-card', {
+    schema: {
+      summary: 'Delete one card',
+      description: 'The review log keeps its reviews, so statistics and goals do not change.',
+      tags: ['library'],
+      body: CardBody,
+      response: { 200: DeletedCard, ...refusals(404) }
+    }
+  }, async (request) => await library.deleteCard(request.account._id, request.body.flashcardID, request.body.cardID))
+
+  app.post('/get-all-cards', {
+    schema: {
+      summary: 'The whole library as a tree, every card included',
+      description: 'The shape of spec 2.2 (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
+      tags: ['library'],
+      body: AllCardsBody,
+      response: { 200: LibraryTree }
+    }
+  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account)))
 }
 
 export default library

@@ -17,20 +17,17 @@ export function Count (options: { minimum?: number, maximum?: number, descriptio
 /**
  * The error statuses any operation can answer: a malformed body (400), one past
  * the body size limit (413) or not sent as JSON (415), an internal failure (500),
- * an outage or overload (503).
+ * an outage or overload (503); and 401, for a bad token, on those that take one.
+ * Added to every operation's responses in one place (app.ts); an operation
+ * declares the others it answers with `refusals`.
  */
-export const requestErrors = {
-  400: ErrorResponse,
-  413: ErrorResponse,
-  415: ErrorResponse,
-  500: ErrorResponse,
-  503: ErrorResponse
+export function commonErrors (authenticated: boolean): Record<number, typeof ErrorResponse> {
+  return refusals(400, 413, 415, 500, 503, ...(authenticated ? [401] : []))
 }
 
-/** the error statuses an authenticated operation can answer */
-export const authenticatedErrors = {
-  ...requestErrors,
-  401: ErrorResponse
+/** The statuses an operation refuses with beyond the common ones (404, 409, 429...), each an ErrorResponse. */
+export function refusals (...statuses: number[]): Record<number, typeof ErrorResponse> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorResponse]))
 }
 
 /** One of a few strings; an enum (rather than a union of literals) gives a clear validation message. */

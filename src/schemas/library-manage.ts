@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, JwtToken } from './common.js'
-import { CardText, MAX_CARDS_PER_REQUEST, Name } from './library.js'
+import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
+import { CardText, Name } from './library.js'
 
 const Path = Type.Array(Type.String(), { description: 'folder names from the top' })
 

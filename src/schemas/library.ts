@@ -1,12 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MAX_NAME_LENGTH, NAME_PATTERN } from '../domain/names.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST, MAX_FOLDER_DEPTH } from '../domain/limits.js'
 import { Id, JwtToken } from './common.js'
 
-export const MAX_FOLDER_DEPTH = 20
-/** folders and flashcards directly in one folder; also the number of top-level folders */
-export const MAX_CHILDREN = 1000
-export const MAX_CARDS_PER_REQUEST = 1000
-export const MAX_CARD_TEXT = 10_000
 
 export const Name = Type.String({
   minLength: 1,

@@ -8,6 +8,9 @@ export const TodayCardsBody = Type.Object({ jwtToken: JwtToken })
  * Spec 2.2: a tree keyed by the user's folder and flashcard names. The keys are
  * data, so the schema can only say "an object"; the tree module guarantees the shape.
  */
+/** A tree is sent as the JSON text the service wrote (domain/library-tree.ts), with this type. */
+export const JSON_TEXT = 'application/json; charset=utf-8'
+
 export const LibraryTree = Type.Object({}, {
   additionalProperties: true,
   description: 'folder name -> folder; a flashcard is an object with exactly cards, flashcardID, flashcardName; card -> {last_review: DD/MM/YYYY, review_status: "0.0"}'

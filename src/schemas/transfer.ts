@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CARD_FORMATS, type CsvHeader } from '../domain/card-formats.js'
 import { Id, JwtToken, StringEnum } from './common.js'
-import { FolderPath, MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST, Name } from './library.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
+import { FolderPath, Name } from './library.js'
 
 const Format = StringEnum(CARD_FORMATS, { description: 'quizlet (default): front, term separator, back, card separator; csv: RFC 4180, 2 columns' })
 
@@ -20,16 +21,21 @@ const Header = Type.Unsafe<CsvHeader>({
   description: 'csv only: whether the first row is a header; "auto" (default) takes a first row front,back or term,definition for one'
 })
 
+/** How cards are written as text, on the way in and out alike. */
+const formatOptions = {
+  format: Type.Optional(Format),
+  termSeparator: Type.Optional(TermSeparator),
+  cardSeparator: Type.Optional(CardSeparator)
+}
+
 export const ImportCardsBody = Type.Object({
   jwtToken: JwtToken,
   folder: FolderPath,
   flashcardName: Name,
-  format: Type.Optional(Format),
   text: Type.String({
     description: `the file's text: at most ${MAX_CARDS_PER_REQUEST} cards, a front of 1-${MAX_CARD_TEXT} characters and a back of at most ${MAX_CARD_TEXT}`
   }),
-  termSeparator: Type.Optional(TermSeparator),
-  cardSeparator: Type.Optional(CardSeparator),
+  ...formatOptions,
   header: Type.Optional(Header)
 })
 export type ImportCardsBody = Static<typeof ImportCardsBody>
@@ -43,9 +49,7 @@ export const ImportedCards = Type.Object({
 export const ExportFlashcardBody = Type.Object({
   jwtToken: JwtToken,
   flashcardID: Id,
-  format: Type.Optional(Format),
-  termSeparator: Type.Optional(TermSeparator),
-  cardSeparator: Type.Optional(CardSeparator)
+  ...formatOptions
 })
 export type ExportFlashcardBody = Static<typeof ExportFlashcardBody>
 

@@ -68,26 +68,21 @@ test('spring-forward and fall-back nights make 23 and 25 hour days', async t => 
   const berlin = { timezone: 'Europe/Berlin', dayStartHour: 4 }
   t.same(startOfDay('2026-03-28', berlin), at('2026-03-28T03:00:00Z'), '04:00 CET')
   t.same(startOfDay('2026-03-29', berlin), at('2026-03-29T02:00:00Z'), '04:00 CEST')
-  t.equal(hoursOf('2026-03-28', berlin), 23)
-  t.equal(hoursOf('2026-03-29', berlin), 24)
-  t.equal(hoursOf('2026-10-24', berlin), 25)
-  t.equal(hoursOf('2026-10-25', berlin), 24)
   t.equal(dayOf(at('2026-03-29T01:30:00Z'), berlin), '2026-03-28', '03:30 CEST, just after the switch, is still the night of the 28th')
-
   const newYork = { timezone: 'America/New_York', dayStartHour: 4 }
   t.same(startOfDay('2026-03-07', newYork), at('2026-03-07T09:00:00Z'), '04:00 EST')
   t.same(startOfDay('2026-03-08', newYork), at('2026-03-08T08:00:00Z'), '04:00 EDT')
-  t.equal(hoursOf('2026-03-07', newYork), 23)
-  t.equal(hoursOf('2026-10-31', newYork), 25)
-  t.equal(hoursOf('2026-11-01', newYork), 24)
 
-  // A day that starts at midnight: the short and long days are the DST dates themselves
-  const newYorkMidnight = { timezone: 'America/New_York', dayStartHour: 0 }
-  t.equal(hoursOf('2026-03-08', newYorkMidnight), 23)
-  t.equal(hoursOf('2026-11-01', newYorkMidnight), 25)
-  const berlinMidnight = { timezone: 'Europe/Berlin', dayStartHour: 0 }
-  t.equal(hoursOf('2026-03-29', berlinMidnight), 23)
-  t.equal(hoursOf('2026-10-25', berlinMidnight), 25)
+  // the length of each day; a day that starts at midnight makes the DST dates themselves short and long
+  const hours: Array<[typeof berlin, string, number]> = [
+    [berlin, '2026-03-28', 23], [berlin, '2026-03-29', 24], [berlin, '2026-10-24', 25], [berlin, '2026-10-25', 24],
+    [newYork, '2026-03-07', 23], [newYork, '2026-10-31', 25], [newYork, '2026-11-01', 24],
+    [{ timezone: 'America/New_York', dayStartHour: 0 }, '2026-03-08', 23], [{ timezone: 'America/New_York', dayStartHour: 0 }, '2026-11-01', 25],
+    [{ timezone: 'Europe/Berlin', dayStartHour: 0 }, '2026-03-29', 23], [{ timezone: 'Europe/Berlin', dayStartHour: 0 }, '2026-10-25', 25]
+  ]
+  for (const [calendar, day, expected] of hours) {
+    t.equal(hoursOf(day, calendar), expected, `${day} in ${calendar.timezone} from ${calendar.dayStartHour}:00`)
+  }
 })
 
 test('a start hour that does not exist that day begins at the first instant after the gap', async t => {
@@ -119,21 +114,16 @@ test('a start hour that happens twice begins at its first occurrence', async t =
 })
 
 test('400 consecutive days tile time with no gap, overlap, skip or repeat', async t => {
-  const calendars: UserCalendar[] = [
-    { timezone: 'Europe/Berlin', dayStartHour: 0 },
-    { timezone: 'Europe/Berlin', dayStartHour: 2 },
-    { timezone: 'Europe/Berlin', dayStartHour: 3 },
-    { timezone: 'Europe/Berlin', dayStartHour: 4 },
-    { timezone: 'America/New_York', dayStartHour: 0 },
-    { timezone: 'America/New_York', dayStartHour: 1 },
-    { timezone: 'America/New_York', dayStartHour: 2 },
-    { timezone: 'America/New_York', dayStartHour: 23 },
-    { timezone: 'America/Havana', dayStartHour: 0 },
-    { timezone: 'America/Santiago', dayStartHour: 0 },
-    { timezone: 'Australia/Lord_Howe', dayStartHour: 2 },
-    { timezone: 'Pacific/Kiritimati', dayStartHour: 4 },
-    { timezone: 'UTC', dayStartHour: 4 }
-  ]
+  const startHours: Record<string, number[]> = {
+    'Europe/Berlin': [0, 2, 3, 4],
+    'America/New_York': [0, 1, 2, 23],
+    'America/Havana': [0],
+    'America/Santiago': [0],
+    'Australia/Lord_Howe': [2],
+    'Pacific/Kiritimati': [4],
+    UTC: [4]
+  }
+  const calendars: UserCalendar[] = Object.entries(startHours).flatMap(([timezone, hours]) => hours.map((dayStartHour) => ({ timezone, dayStartHour })))
   for (const calendar of calendars) {
     const label = `${calendar.timezone} from ${calendar.dayStartHour}:00`
     let day = '2026-01-01'

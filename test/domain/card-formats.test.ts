@@ -2,7 +2,7 @@ import { test } from 'tap'
 import {
   CardFormatError, parseCsv, parseQuizlet, toCsv, toQuizlet, type CardText, type Separators
 } from '../../src/domain/card-formats.js'
-import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from '../../src/schemas/library.js'
+import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from '../../src/domain/limits.js'
 
 function card (front: string, back: string): CardText {
   return { front, back }

@@ -1,5 +1,10 @@
 import { test } from 'tap'
-import { TOP_LEVEL, treeJson, type CardLeaf, type LibraryNode, type TreeOptions } from '../../src/domain/library-tree.js'
+import { TOP_LEVEL, treeFromNodes, treeJson as writeTree, type CardLeaf, type ParentLinkedNode as LibraryNode, type TreeOptions } from '../../src/domain/library-tree.js'
+
+// The cases are written as the records the library was once stored as: built into a tree first
+function treeJson (nodes: readonly LibraryNode[], cards: readonly CardLeaf[], options?: TreeOptions): string {
+  return writeTree(treeFromNodes(nodes).tree, cards, options)
+}
 
 // Ids look like the real ones: long strings of digits
 function id (n: number): string {

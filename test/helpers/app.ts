@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { basename } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { Db } from 'mongodb'
 import { buildApp, type AppConfig } from '../../src/app.js'
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789'
@@ -32,10 +33,15 @@ export async function buildTestApp (t: Teardown, testFile: string, overrides: Pa
   })
   await app.ready()
   t.teardown(async () => {
-    await app.db.dropDatabase().catch(() => {})
+    await databaseOf(app).dropDatabase().catch(() => {})
     await app.close()
   })
   return app
+}
+
+/** The app's database, as the URL names it: for tests that look at what is stored. */
+export function databaseOf (app: FastifyInstance): Db {
+  return app.databaseClient.db()
 }
 
 export async function post (app: FastifyInstance, operation: string, body: unknown): Promise<LightMyRequestResponse> {

@@ -1,14 +1,51 @@
 import type { FastifyInstance } from 'fastify'
+import type { Db } from 'mongodb'
+import { databaseOf } from './app.js'
 
 /**
  * Everything the app's database holds, as one comparable text: equal before
  * and after a request when that request changed nothing.
  */
 export async function storedState (app: FastifyInstance): Promise<string> {
-  const collections = (await app.db.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort()
+  const collections = (await databaseOf(app).listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort()
   const state: Record<string, unknown[]> = {}
   for (const name of collections) {
-    state[name] = await app.db.collection(name).find({}).sort({ _id: 1 }).toArray()
+    state[name] = await databaseOf(app).collection(name).find({}).sort({ _id: 1 }).toArray()
   }
   return JSON.stringify(state)
+}
+
+/** A folder or flashcard of a stored tree, with where it hangs. */
+export interface StoredNode {
+  _id: string
+  userID: string
+  kind: 'folder' | 'flashcard'
+  /** the folder holding it; '' at the top */
+  parentID: string
+  /** ids of the folders above it, from the top */
+  ancestors: string[]
+  name: string
+  description?: string
+}
+
+interface StoredFolder { id: string, name: string, folders: StoredFolder[], flashcards: Array<{ id: string, name: string, description: string }> }
+
+/** Every folder and flashcard stored in the users' trees (of one user, if given), one record each. */
+export async function storedNodes (source: FastifyInstance | Db, filter: { userID?: string } = {}): Promise<StoredNode[]> {
+  const db = 'databaseClient' in source ? databaseOf(source) : source
+  const trees = await db.collection<{ _id: string, folders: StoredFolder[] }>('trees')
+    .find(filter.userID === undefined ? {} : { _id: filter.userID }).toArray()
+  const nodes: StoredNode[] = []
+  const visit = (userID: string, folders: StoredFolder[], ancestors: string[]): void => {
+    for (const folder of folders) {
+      nodes.push({ _id: folder.id, userID, kind: 'folder', parentID: ancestors.at(-1) ?? '', ancestors, name: folder.name })
+      const inside = [...ancestors, folder.id]
+      for (const flashcard of folder.flashcards) {
+        nodes.push({ _id: flashcard.id, userID, kind: 'flashcard', parentID: folder.id, ancestors: inside, name: flashcard.name, description: flashcard.description })
+      }
+      visit(userID, folder.folders, inside)
+    }
+  }
+  for (const tree of trees) visit(tree._id, tree.folders, [])
+  return nodes
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { test } from 'tap'
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/plugins/auth.js'
-import { buildTestApp, post, registerUser, TEST_SECRET } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, TEST_SECRET } from '../helpers/app.js'
 
 function base64url (value: object | string): string {
   return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
@@ -77,7 +77,7 @@ test('tokens', async (t) => {
   await t.test('the token of a user deleted after issue gives 401', async (t) => {
     const doomed = await registerUser(app)
     t.equal((await post(app, 'get-user', { jwtToken: doomed.jwtToken })).statusCode, 200)
-    await app.db.collection('users').deleteOne({ _id: doomed.userID as never })
+    await databaseOf(app).collection('users').deleteOne({ _id: doomed.userID as never })
     const response = await post(app, 'get-user', { jwtToken: doomed.jwtToken })
     t.equal(response.statusCode, 401)
   })

@@ -6,7 +6,7 @@ import { test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { ConfigError } from '../../src/config.js'
 import { secantusBinaryPath } from '../../src/db/secantus-install.js'
-import { buildTestApp, post, registerUser, TEST_SECRET } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, TEST_SECRET } from '../helpers/app.js'
 
 test('a server that cannot run transactions (a standalone, no replica set) stops start-up with a message', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'standalone-test-'))
@@ -35,7 +35,7 @@ test('a transaction stores all of its writes or none', async (t) => {
   const flashcard = (await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: ['Atomic'], flashcardName: 'Deck', cards: [{ front: 'q', back: 'a' }] })).json()
 
   // a card id that is already taken makes the second insert of the batch fail after the first went in
-  const cards = app.db.collection<{ _id: string }>('cards')
+  const cards = databaseOf(app).collection<{ _id: string }>('cards')
   const before = await cards.countDocuments({})
   await t.rejects(app.userTransaction(user.userID, async ({ cards: store }) => {
     const [existing] = await store.byFlashcard(user.userID, flashcard.flashcardID)

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream'
 import { test } from 'tap'
 import { loggerOptions } from '../../src/logging.js'
-import { buildTestApp, post, registerUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser } from '../helpers/app.js'
 
 test('security headers come with every answer', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
@@ -84,7 +84,7 @@ test('login is limited per account, whatever the address, without locking the ow
   t.equal((await post(app, 'login', { email: 'other@example.com', password: 'x'.repeat(9) })).statusCode, 401, 'other accounts are not affected')
 
   // the address is kept as a digest salted with the account, not as it is
-  const stored = await app.db.collection<{ _id: string, knownAddresses: string[] }>('users').findOne({ _id: user.userID })
+  const stored = await databaseOf(app).collection<{ _id: string, knownAddresses: string[] }>('users').findOne({ _id: user.userID })
   t.equal(stored?.knownAddresses.length, 2)
   t.notOk(JSON.stringify(stored?.knownAddresses).includes('10.1.1.1'))
 })

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { buildTestApp, post, registerUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser } from '../helpers/app.js'
 
 test('accounts', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
@@ -17,7 +17,7 @@ test('accounts', async (t) => {
   })
 
   await t.test('the password is stored only as a salted slow hash', async (t) => {
-    const user = await app.db.collection('users').findOne({ email: 'ann@example.com' })
+    const user = await databaseOf(app).collection('users').findOne({ email: 'ann@example.com' })
     t.notOk(JSON.stringify(user).includes('correct horse'))
     t.match(user?.passwordHash, /^scrypt\$/)
   })
@@ -28,7 +28,7 @@ test('accounts', async (t) => {
       t.equal(response.statusCode, 409, email)
       t.match(response.json().error, /already exists/)
     }
-    t.equal(await app.db.collection('users').countDocuments(), 1)
+    t.equal(await databaseOf(app).collection('users').countDocuments(), 1)
   })
 
   await t.test('login ignores the case of the email', async (t) => {
@@ -58,7 +58,7 @@ test('accounts', async (t) => {
       t.equal(response.statusCode, 400, JSON.stringify(body))
       t.type(response.json().error, 'string')
     }
-    t.equal(await app.db.collection('users').countDocuments({ email: 'bob@example.com' }), 0)
+    t.equal(await databaseOf(app).collection('users').countDocuments({ email: 'bob@example.com' }), 0)
   })
 
   await t.test('a body that is not JSON gives a 4xx, never a 5xx', async (t) => {

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
 
 /** Documents of the user in every collection: folders, a flashcard, cards, reviews, a goal, the account. */
 async function fillAccount (app: FastifyInstance, user: TestUser): Promise<void> {
@@ -23,9 +23,9 @@ async function fillAccount (app: FastifyInstance, user: TestUser): Promise<void>
 /** How many documents of the user each collection holds. */
 async function documentsOf (app: FastifyInstance, userID: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
-  for (const { name } of await app.db.listCollections({}, { nameOnly: true }).toArray()) {
+  for (const { name } of await databaseOf(app).listCollections({}, { nameOnly: true }).toArray()) {
     const filter = name === 'users' ? { _id: userID as never } : { userID }
-    counts[name] = await app.db.collection(name).countDocuments(filter)
+    counts[name] = await databaseOf(app).collection(name).countDocuments(filter)
   }
   return counts
 }
@@ -40,7 +40,7 @@ test('delete-account', async (t) => {
 
   await t.test('every collection holds documents of both users to begin with', async (t) => {
     const counts = await documentsOf(app, leaving.userID)
-    for (const collection of ['users', 'library', 'cards', 'reviews', 'goals']) {
+    for (const collection of ['users', 'trees', 'cards', 'reviews', 'goals']) {
       t.ok((counts[collection] ?? 0) > 0, `${collection} has documents of the user`)
       t.equal(staysBefore[collection], counts[collection], `${collection}: the other user has as many`)
     }

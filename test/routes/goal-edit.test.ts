@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
 
 const UNKNOWN_GOAL = '1'.repeat(39)
 
@@ -99,7 +99,7 @@ test('edit-goal and delete-goal', async (t) => {
     await reviewCards(app, user, 'Two', 2)
     current = new Date('2026-03-13T12:00:00Z')
 
-    const stored = app.db.collection('goals')
+    const stored = databaseOf(app).collection('goals')
     t.equal((await stored.findOne({ _id: completed as never }))?.status, 'in progress', 'the stored status lags')
     const done = await edit(user, completed, { target: 10 })
     t.equal(done.statusCode, 409)
@@ -171,7 +171,7 @@ test('edit-goal and delete-goal', async (t) => {
       t.same(response.json(), { goalID, deleted: 'true' })
     }
     t.same(Object.keys(await goalsOf(app, user)), [kept], 'only the other goal is left')
-    t.equal(await app.db.collection('goals').countDocuments({ userID: user.userID }), 1)
+    t.equal(await databaseOf(app).collection('goals').countDocuments({ userID: user.userID }), 1)
     const again = await post(app, 'delete-goal', { jwtToken: user.jwtToken, goalID: inProgress })
     t.equal(again.statusCode, 404)
   })

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { test } from 'tap'
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/plugins/auth.js'
-import { buildTestApp, post, registerUser, TEST_SECRET, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, TEST_SECRET, type TestUser } from '../helpers/app.js'
 
 type GoalMap = Record<string, Record<string, unknown>>
 
@@ -176,7 +176,7 @@ test('goals', async (t) => {
       t.equal(response.statusCode, 400, JSON.stringify(body))
       t.type(response.json().error, 'string')
     }
-    t.equal(await app.db.collection('goals').countDocuments({ userID: user.userID }), 0)
+    t.equal(await databaseOf(app).collection('goals').countDocuments({ userID: user.userID }), 0)
     t.strictSame(await statuses(user), {})
 
     // a leap day is a real date (the control case)
@@ -310,19 +310,19 @@ test('goals', async (t) => {
     t.equal(goals[completed]?.status, 'completed', 'the end date passing leaves it completed')
 
     // the review log loses the review (as an undo would): still completed
-    await app.db.collection('reviews').deleteMany({ userID: user.userID })
+    await databaseOf(app).collection('reviews').deleteMany({ userID: user.userID })
     goals = await statuses(user)
     t.match(goals[completed], { status: 'completed', fail_date: PLACEHOLDER })
 
     // the user moves to Pago Pago, where it is 3 August again, and reviews enough: still failed
-    await app.db.collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: { timezone: 'Pacific/Pago_Pago' } })
+    await databaseOf(app).collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: { timezone: 'Pacific/Pago_Pago' } })
     await reviews(user, 5)
-    const review = await app.db.collection('reviews').findOne({ userID: user.userID })
+    const review = await databaseOf(app).collection('reviews').findOne({ userID: user.userID })
     t.equal(review?.day, '2026-08-03', 'those reviews count for 3 August, inside the window')
     goals = await statuses(user)
     t.match(goals[failing], { status: 'failed', fail_date: '04/08/2026' })
     t.match(goals[completed], { status: 'completed', fail_date: PLACEHOLDER })
-    const stored = await app.db.collection<{ _id: string, status: string }>('goals').find({ userID: user.userID }).toArray()
+    const stored = await databaseOf(app).collection<{ _id: string, status: string }>('goals').find({ userID: user.userID }).toArray()
     t.strictSame(Object.fromEntries(stored.map((goal) => [goal._id, goal.status])), { [completed]: 'completed', [failing]: 'failed' }, 'stored so')
   })
 
@@ -354,7 +354,7 @@ test('goals', async (t) => {
     const expiredPayload = Buffer.from(JSON.stringify({ sub: user.userID, iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, iat: now - 7200, exp: now - 3600 })).toString('base64url')
     const expired = `${head}.${expiredPayload}.${createHmac('sha256', TEST_SECRET).update(`${head}.${expiredPayload}`).digest('base64url')}`
     const doomed = await registerUser(app)
-    await app.db.collection<{ _id: string }>('users').deleteOne({ _id: doomed.userID })
+    await databaseOf(app).collection<{ _id: string }>('users').deleteOne({ _id: doomed.userID })
 
     const bodies: Record<string, unknown> = {
       'no jwtToken': {},

@@ -1,5 +1,6 @@
 import { test } from 'tap'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { storedNodes } from '../helpers/stored.js'
 
 type Tree = Record<string, unknown>
 
@@ -14,11 +15,16 @@ test('create-folder and create-flashcard', async (t) => {
   const user = await registerUser(app)
   const jwtToken = user.jwtToken
 
-  async function counts (): Promise<{ library: number, cards: number }> {
+  async function counts (): Promise<{ nodes: number, cards: number }> {
     return {
-      library: await app.db.collection('library').countDocuments(),
-      cards: await app.db.collection('cards').countDocuments()
+      nodes: (await storedNodes(app)).length,
+      cards: await databaseOf(app).collection('cards').countDocuments()
     }
+  }
+
+  /** How many folders and flashcards of the user's tree have this name. */
+  async function named (name: string): Promise<number> {
+    return (await storedNodes(app, { userID: user.userID })).filter((node) => node.name === name).length
   }
 
   async function todayTree (who: TestUser = user): Promise<Tree> {
@@ -66,7 +72,7 @@ test('create-folder and create-flashcard', async (t) => {
       t.strictSame(Object.keys(flashcard.cards as Tree), cardIDs)
     }
 
-    const stored = await app.db.collection('library').find({ userID: user.userID, kind: 'flashcard' }).toArray()
+    const stored = (await storedNodes(app, { userID: user.userID })).filter((node) => node.kind === 'flashcard')
     t.strictSame(stored.map((node) => node.name).sort(), [...names].sort(), 'stored as given')
     t.strictSame(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore, 'Object.prototype gained nothing')
     t.equal(Object.prototype.toString, toStringBefore)
@@ -175,7 +181,7 @@ test('create-folder and create-flashcard', async (t) => {
       t.type(response.json().error, 'string')
     }
     t.strictSame(await counts(), afterOther)
-    t.equal(afterOther.library, before.library + 1)
+    t.equal(afterOther.nodes, before.nodes + 1)
   })
 
   await t.test('malformed bodies give 400 and store nothing', async (t) => {
@@ -236,20 +242,20 @@ test('create-folder and create-flashcard', async (t) => {
   await t.test('concurrent create-folder calls with one name: one 201, the others 409', async (t) => {
     const two = await Promise.all([1, 2].map(() => post(app, 'create-folder', { jwtToken, path: ['Race'] })))
     t.strictSame(two.map((response) => response.statusCode).sort(), [201, 409])
-    t.equal(await app.db.collection('library').countDocuments({ userID: user.userID, name: 'Race' }), 1)
+    t.equal(await named('Race'), 1)
 
     const ten = await Promise.all(Array.from({ length: 10 }, () => post(app, 'create-folder', { jwtToken, path: ['Race many', 'Nested'] })))
     t.strictSame(ten.map((response) => response.statusCode).sort(), [201, ...Array(9).fill(409)])
-    t.equal(await app.db.collection('library').countDocuments({ userID: user.userID, name: 'Race many' }), 1)
-    t.equal(await app.db.collection('library').countDocuments({ userID: user.userID, name: 'Nested' }), 1)
+    t.equal(await named('Race many'), 1)
+    t.equal(await named('Nested'), 1)
 
     const flashcards = await Promise.all([1, 2, 3].map((n) => post(app, 'create-flashcard', {
       jwtToken, folder: ['Race'], flashcardName: 'Same set', cards: [{ front: `from request ${n}`, back: 'b' }]
     })))
     t.strictSame(flashcards.map((response) => response.statusCode).sort(), [201, 409, 409])
     const winner = flashcards.find((response) => response.statusCode === 201)?.json()
-    t.equal(await app.db.collection('cards').countDocuments({ flashcardID: winner.flashcardID }), 1)
-    t.equal(await app.db.collection('library').countDocuments({ userID: user.userID, name: 'Same set' }), 1)
+    t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID: winner.flashcardID }), 1)
+    t.equal(await named('Same set'), 1)
     const tree = await todayTree()
     t.strictSame(Object.keys(((tree.Race as Tree)['Same set'] as Tree).cards as Tree), winner.cardIDs)
   })

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
 
 type Tree = Record<string, unknown>
 
@@ -29,19 +29,19 @@ test('review-card', async (t) => {
   }
 
   function cardDocument (cardID: string) {
-    return app.db.collection<{ _id: string, reps: number }>('cards').findOne({ _id: cardID })
+    return databaseOf(app).collection<{ _id: string, reps: number }>('cards').findOne({ _id: cardID })
   }
 
   async function totalXp (user: TestUser): Promise<unknown> {
-    return (await app.db.collection<{ _id: string, totalXp: number }>('users').findOne({ _id: user.userID }))?.totalXp
+    return (await databaseOf(app).collection<{ _id: string, totalXp: number }>('users').findOne({ _id: user.userID }))?.totalXp
   }
 
   /** Everything a review may change, to compare before and after a request that must change nothing. */
   async function snapshot () {
     return {
-      cards: await app.db.collection('cards').find().sort({ _id: 1 }).toArray(),
-      reviews: await app.db.collection('reviews').find().sort({ _id: 1 }).toArray(),
-      xp: (await app.db.collection('users').find().sort({ _id: 1 }).toArray()).map((user) => user.totalXp)
+      cards: await databaseOf(app).collection('cards').find().sort({ _id: 1 }).toArray(),
+      reviews: await databaseOf(app).collection('reviews').find().sort({ _id: 1 }).toArray(),
+      xp: (await databaseOf(app).collection('users').find().sort({ _id: 1 }).toArray()).map((user) => user.totalXp)
     }
   }
 
@@ -92,7 +92,7 @@ test('review-card', async (t) => {
 
     t.equal(await totalXp(user), 30)
     t.equal((await post(app, 'get-user', { jwtToken: user.jwtToken })).json().total_xp, '30')
-    const log = await app.db.collection('reviews').find({ userID: user.userID }).sort({ reviewedAt: 1 }).toArray()
+    const log = await databaseOf(app).collection('reviews').find({ userID: user.userID }).sort({ reviewedAt: 1 }).toArray()
     t.strictSame(log.map((entry) => [entry.rating, entry.xp, entry.seq]), [['good', 10, 1], ['good', 10, 2], ['again', 10, 3]])
     t.equal(log[2]?.reviewedAt.toISOString(), current.toISOString(), 'the log keeps the time of each review')
     t.equal((await cardDocument(cardID))?.reps, 3)
@@ -119,7 +119,7 @@ test('review-card', async (t) => {
     const { flashcardID, cardIDs: [cardID] } = await makeDeck(user, 'Retries', 1)
     const first = await reviewCard(user, { flashcardID, cardID, rating: 'good', reviewID: 'review-0001' })
     t.equal(first.statusCode, 200)
-    const before = { card: await cardDocument(cardID as string), reviews: await app.db.collection('reviews').countDocuments(), xp: await totalXp(user) }
+    const before = { card: await cardDocument(cardID as string), reviews: await databaseOf(app).collection('reviews').countDocuments(), xp: await totalXp(user) }
     t.equal(before.xp, 10)
 
     // later, and even with another rating: the retry is the same review
@@ -130,7 +130,7 @@ test('review-card', async (t) => {
       t.equal(retry.body, first.body, `retried with ${rating}: the identical answer`)
     }
     t.strictSame(await cardDocument(cardID as string), before.card, 'the card is unchanged')
-    t.equal(await app.db.collection('reviews').countDocuments(), before.reviews, 'no review logged')
+    t.equal(await databaseOf(app).collection('reviews').countDocuments(), before.reviews, 'no review logged')
     t.equal(await totalXp(user), before.xp, 'no XP added')
 
     // a new reviewID is a new review (the control case)
@@ -145,12 +145,12 @@ test('review-card', async (t) => {
     const user = await registerUser(app)
     const { flashcardID, cardIDs: [first, second] } = await makeDeck(user, 'Reused key', 2)
     t.equal((await reviewCard(user, { flashcardID, cardID: first, rating: 'good', reviewID: 'reused' })).statusCode, 200)
-    const before = { card: await cardDocument(second as string), reviews: await app.db.collection('reviews').countDocuments({ userID: user.userID }), xp: await totalXp(user) }
+    const before = { card: await cardDocument(second as string), reviews: await databaseOf(app).collection('reviews').countDocuments({ userID: user.userID }), xp: await totalXp(user) }
     const reused = await reviewCard(user, { flashcardID, cardID: second, rating: 'good', reviewID: 'reused' })
     t.equal(reused.statusCode, 409)
     t.match(reused.json().error, /reviewID reused was used for another card/)
     t.strictSame(await cardDocument(second as string), before.card, 'the second card is not reviewed')
-    t.equal(await app.db.collection('reviews').countDocuments({ userID: user.userID }), before.reviews)
+    t.equal(await databaseOf(app).collection('reviews').countDocuments({ userID: user.userID }), before.reviews)
     t.equal(await totalXp(user), before.xp)
   })
 
@@ -163,7 +163,7 @@ test('review-card', async (t) => {
     t.equal(new Set(responses.map((response) => response.body)).size, 1, 'one answer for all')
     t.equal(responses[0]?.json().total_xp, '10')
     t.equal((await cardDocument(cardID as string))?.reps, 1)
-    t.equal(await app.db.collection('reviews').countDocuments({ userID: user.userID }), 1)
+    t.equal(await databaseOf(app).collection('reviews').countDocuments({ userID: user.userID }), 1)
     t.equal(await totalXp(user), 10)
   })
 
@@ -270,7 +270,7 @@ test('review-card', async (t) => {
       Array.from({ length: 20 }, (_, i) => (i + 1) * 10), 'each review saw its own XP total')
 
     t.equal((await cardDocument(cardID as string))?.reps, 20)
-    const log = await app.db.collection('reviews').find({ userID: user.userID }).toArray()
+    const log = await databaseOf(app).collection('reviews').find({ userID: user.userID }).toArray()
     t.equal(log.length, 20, 'one log entry per review')
     t.strictSame(log.map((entry) => entry.reviewID).sort(), Array.from({ length: 20 }, (_, i) => `burst-${i}`).sort())
     t.strictSame(log.map((entry) => entry.before.reps).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i),

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
 
 /** The cards of one flashcard in today's cards: card id -> {last_review, review_status}. */
 async function todayOf (app: FastifyInstance, user: TestUser, name: string): Promise<Record<string, { last_review: string, review_status: string }>> {
@@ -41,7 +41,7 @@ test('update-settings', async (t) => {
       t.match(response.json(), { ...expected, userID: user.userID, email: user.email, total_xp: '0' })
       t.match((await post(app, 'get-user', { jwtToken: user.jwtToken })).json(), expected, 'get-user shows it too')
     }
-    const stored = await app.db.collection('users').findOne({ _id: user.userID as never })
+    const stored = await databaseOf(app).collection('users').findOne({ _id: user.userID as never })
     t.match(stored, { dayStartHour: 6, newCardsPerDay: 15, reviewsPerDay: 150, desiredRetention: 0.9 }, 'numbers are stored as numbers')
   })
 
@@ -86,15 +86,23 @@ test('update-settings', async (t) => {
     t.same(response.json(), { error: 'invalid or expired token' })
   })
 
-  await t.test('a new time zone moves the user\'s day in get-today-cards', async (t) => {
-    const user = await registerUser(app)
+  /**
+   * A flashcard of two new cards and a day's allowance of one: the first is
+   * studied at 12:00 UTC on 10 March (rated easy, not due again for days), and
+   * the clock moves on to 15:00. The id of the card still waiting.
+   */
+  async function oneNewCardStudied (user: TestUser, name: string): Promise<string> {
     current = new Date('2026-03-10T12:00:00Z')
     await settings(app, user, { newCardsPerDay: 1 })
-    const { flashcardID, cardIDs: [started = '', waiting = ''] } = await flashcardOf(app, user, 'Words', 2)
-    // rated easy, the card is not due for days: only the new-card quota is at stake
+    const { flashcardID, cardIDs: [started = '', waiting = ''] } = await flashcardOf(app, user, name, 2)
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: started, rating: 'easy' })
-
     current = new Date('2026-03-10T15:00:00Z')
+    return waiting
+  }
+
+  await t.test('a new time zone moves the user\'s day in get-today-cards', async (t) => {
+    const user = await registerUser(app)
+    const waiting = await oneNewCardStudied(user, 'Words')
     t.same(await todayOf(app, user, 'Words'), {}, 'UTC: the review at 12:00 used today\'s one new card')
 
     // 15:00 UTC is 05:00 on the 11th in Kiritimati (UTC+14): a new day began at 04:00 there
@@ -109,11 +117,7 @@ test('update-settings', async (t) => {
 
   await t.test('a new dayStartHour moves the day and the dates shown', async (t) => {
     const user = await registerUser(app)
-    current = new Date('2026-03-10T12:00:00Z')
-    await settings(app, user, { newCardsPerDay: 1 })
-    const { flashcardID, cardIDs: [started = '', waiting = ''] } = await flashcardOf(app, user, 'Hours', 2)
-    await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: started, rating: 'easy' })
-    current = new Date('2026-03-10T15:00:00Z')
+    const waiting = await oneNewCardStudied(user, 'Hours')
     t.same(await todayOf(app, user, 'Hours'), {})
 
     // the day now turns over at 13:00: what happened at 12:00 belongs to the 9th

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { migrate } from '../../src/repositories/migrations.js'
 import { addDays } from '../../src/domain/calendar.js'
 import { newSchedule } from '../../src/domain/scheduling.js'
-import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
 
 test('get-stats', async (t) => {
   let current = new Date('2026-03-01T10:00:00Z')
@@ -110,13 +110,13 @@ test('get-stats', async (t) => {
         seq: 500 - age
       }
     })
-    await app.db.collection('reviews').insertMany(documents as never[])
+    await databaseOf(app).collection('reviews').insertMany(documents as never[])
     // what the next start of the service does: count the log into days, once (and again, as if cut off and run again)
     t.equal((await stats(user)).streak, '0', 'before the migration, nothing is counted')
-    await app.db.collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
-    await migrate(app.db, () => {})
-    await app.db.collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
-    await migrate(app.db, () => {})
+    await databaseOf(app).collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
+    await migrate(databaseOf(app), () => {})
+    await databaseOf(app).collection('migrations').deleteOne({ _id: 'activity-from-review-log' as never })
+    await migrate(databaseOf(app), () => {})
 
     const answer = await stats(user)
     t.equal(answer.streak, '500', 'the streak is not cut at the heatmap\'s year')

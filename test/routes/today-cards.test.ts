@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { newSchedule, scheduleReview } from '../../src/domain/scheduling.js'
-import { buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
 
 type Tree = Record<string, unknown>
 
@@ -143,7 +143,7 @@ test('get-today-cards', async (t) => {
   }
 
   async function setSettings (user: TestUser, settings: Record<string, unknown>): Promise<void> {
-    await app.db.collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: settings })
+    await databaseOf(app).collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: settings })
   }
 
   /**
@@ -501,7 +501,7 @@ test('get-today-cards', async (t) => {
     const [head, payload, signature] = user.jwtToken.split('.') as [string, string, string]
     const otherUser = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: '1'.repeat(39) })).toString('base64url')
     const doomed = await registerUser(app)
-    await app.db.collection<{ _id: string }>('users').deleteOne({ _id: doomed.userID })
+    await databaseOf(app).collection<{ _id: string }>('users').deleteOne({ _id: doomed.userID })
     const tokens = {
       garbage: 'not.a.token',
       empty: '',

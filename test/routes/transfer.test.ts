@@ -1,5 +1,6 @@
 import { test } from 'tap'
-import { buildTestApp, post, registerUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, post, registerUser } from '../helpers/app.js'
+import { storedNodes } from '../helpers/stored.js'
 
 interface Card { front: string, back: string }
 
@@ -23,8 +24,8 @@ test('import-cards and export-flashcard', async (t) => {
 
   async function counts (): Promise<{ library: number, cards: number }> {
     return {
-      library: await app.db.collection('library').countDocuments(),
-      cards: await app.db.collection('cards').countDocuments()
+      library: (await storedNodes(app)).length,
+      cards: await databaseOf(app).collection('cards').countDocuments()
     }
   }
 
@@ -201,7 +202,7 @@ test('import-cards and export-flashcard', async (t) => {
     t.equal(unknown.statusCode, 404)
     t.match(unknown.json().error, /no flashcard/)
 
-    const folderID = (await app.repositories.library.findChild(user.userID, '', 'Languages'))?._id
+    const folderID = (await storedNodes(app, { userID: user.userID })).find((node) => node.name === 'Languages' && node.parentID === '')?._id
     const folderExport = await post(app, 'export-flashcard', { jwtToken, flashcardID: folderID })
     t.equal(folderExport.statusCode, 404, 'a folder is not a flashcard')
 

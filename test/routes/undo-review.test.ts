@@ -1,12 +1,12 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
 
 const MINUTE = 60_000
 
 /** The stored card without its version, which every change bumps (undo included). */
 async function cardState (app: FastifyInstance, cardID: string): Promise<Record<string, unknown>> {
-  const card = await app.db.collection('cards').findOne({ _id: cardID as never })
+  const card = await databaseOf(app).collection('cards').findOne({ _id: cardID as never })
   if (card === null) throw new Error(`no card ${cardID}`)
   const state: Record<string, unknown> = { ...card }
   delete state.version
@@ -14,14 +14,14 @@ async function cardState (app: FastifyInstance, cardID: string): Promise<Record<
 }
 
 async function totalXp (app: FastifyInstance, user: TestUser): Promise<number> {
-  const account = await app.db.collection('users').findOne({ _id: user.userID as never })
+  const account = await databaseOf(app).collection('users').findOne({ _id: user.userID as never })
   return account?.totalXp as number
 }
 
 test('undo-review', async (t) => {
   let current = new Date('2026-03-10T12:00:00Z')
   const app = await buildTestApp(t, import.meta.filename, { clock: () => current })
-  const reviews = app.db.collection('reviews')
+  const reviews = databaseOf(app).collection('reviews')
 
   await t.test('each undo takes back one more review, restoring every earlier state exactly', async (t) => {
     const user = await registerUser(app)
@@ -114,7 +114,7 @@ test('undo-review', async (t) => {
     current = new Date('2026-03-10T12:00:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
     // as a newer review that reached the card but not yet the log would leave it
-    await app.db.collection('cards').updateOne({ _id: cardID as never }, { $set: { lastReviewID: 'in-flight' }, $inc: { version: 1 } })
+    await databaseOf(app).collection('cards').updateOne({ _id: cardID as never }, { $set: { lastReviewID: 'in-flight' }, $inc: { version: 1 } })
     const card = await cardState(app, cardID)
     const response = await post(app, 'undo-review', { jwtToken: user.jwtToken })
     t.equal(response.statusCode, 409)
@@ -131,7 +131,7 @@ test('undo-review', async (t) => {
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: kept, rating: 'good' })
     current = new Date('2026-03-10T12:01:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: deleted, rating: 'good', reviewID: 'gone' })
-    await app.db.collection('cards').deleteOne({ _id: deleted as never })
+    await databaseOf(app).collection('cards').deleteOne({ _id: deleted as never })
     const response = await post(app, 'undo-review', { jwtToken: user.jwtToken })
     t.equal(response.statusCode, 200)
     t.match(response.json(), { cardID: deleted, undone_reviewID: 'gone', review_status: '0.0', total_xp: '10' })

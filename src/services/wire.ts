@@ -1,18 +1,8 @@
 // The one place where stored values become the strings of the wire format.
-import type { FastifyReply } from 'fastify'
 import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
 import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
-import type { UserDocument } from '../repositories/users.js'
-
-export function calendarOf (user: UserDocument): UserCalendar {
-  return { timezone: user.timezone, dayStartHour: user.dayStartHour }
-}
-
-/** DD/MM/YYYY of the user-day an instant falls in. */
-export function displayDay (instant: Date, calendar: UserCalendar): string {
-  return displayDayOf(instant, calendar)
-}
+import type { CardDocument } from '../repositories/cards.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -36,8 +26,8 @@ export function cardLeaves (cards: readonly StoredCard[], calendar: UserCalendar
   return cards.map((card) => leafOf(card, displayDay))
 }
 
-/** JSON the route wrote itself (a tree from treeJson): sent as it is, not serialised again. */
-export function jsonText (reply: FastifyReply, json: string): string {
-  void reply.type('application/json; charset=utf-8')
-  return json
+/** A card with its text and where it stands, as get-flashcard and edit-card show it. */
+export function cardDetails (card: CardDocument, calendar: UserCalendar) {
+  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
+  return { cardID: card._id, front: card.front, back: card.back, review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
 }

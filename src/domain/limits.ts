@@ -1,0 +1,18 @@
+/**
+ * How large a library may grow, in one place: the request schemas, the tree
+ * edits and the imports all check against these.
+ */
+
+/** folders nested in folders, the top-level ones counting as the first level */
+export const MAX_FOLDER_DEPTH = 20
+/** folders and flashcards directly in one folder; also the number of top-level folders */
+export const MAX_CHILDREN = 1000
+export const MAX_CARDS_PER_REQUEST = 1000
+/** characters of a card's front or back, and of a flashcard's description */
+export const MAX_CARD_TEXT = 10_000
+/**
+ * The stored size of one user's folder tree, a single document. Half of
+ * MongoDB's 16 MiB document limit, so that an edit never meets that limit;
+ * the folders-and-flashcards quota keeps ordinary libraries far below it.
+ */
+export const MAX_TREE_BYTES = 8 * 1024 * 1024

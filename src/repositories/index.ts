@@ -1,0 +1,32 @@
+import type { ClientSession, Db } from 'mongodb'
+import { usersRepository, type UsersRepository } from './users.js'
+import { treesRepository, type TreesRepository } from './trees.js'
+import { cardsRepository, type CardsRepository } from './cards.js'
+import { reviewsRepository, type ReviewsRepository } from './reviews.js'
+import { goalsRepository, type GoalsRepository } from './goals.js'
+import { userDataRepository, type UserDataRepository } from './user-data.js'
+import { activityRepository, type ActivityRepository } from './activity.js'
+
+/** Every repository: the only code that talks to the database. */
+export interface Repositories {
+  users: UsersRepository
+  trees: TreesRepository
+  cards: CardsRepository
+  reviews: ReviewsRepository
+  goals: GoalsRepository
+  activity: ActivityRepository
+  userData: UserDataRepository
+}
+
+/** Each repository, its calls made in `session` when one is given. */
+export function repositoriesOf (db: Db, session?: ClientSession): Repositories {
+  return {
+    users: usersRepository(db, session),
+    trees: treesRepository(db, session),
+    cards: cardsRepository(db, session),
+    reviews: reviewsRepository(db, session),
+    goals: goalsRepository(db, session),
+    activity: activityRepository(db, session),
+    userData: userDataRepository(db, session)
+  }
+}

@@ -1,0 +1,139 @@
+import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
+import { DEFAULT_SETTINGS, KNOWN_ADDRESSES, knownAddress, normaliseEmail, type UserSettings } from '../domain/accounts.js'
+import { newId } from '../domain/ids.js'
+import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
+import { EmailTakenError, type UserDocument } from '../repositories/users.js'
+import type { ServiceContext } from './context.js'
+import { InvalidTokenError, RequestError, TooManyAttemptsError } from '../errors.js'
+
+const WRONG_CREDENTIALS = 'wrong email or password'
+const WRONG_PASSWORD = 'wrong password'
+
+export const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
+
+/** The settings a request changes, checked beyond what the schema can say. */
+export function settingsChanges (body: Partial<UserSettings>): Partial<UserSettings> {
+  const changes: Partial<UserSettings> = {}
+  for (const name of SETTINGS) {
+    if (body[name] !== undefined) Object.assign(changes, { [name]: body[name] })
+  }
+  if (Object.keys(changes).length === 0) {
+    throw new RequestError(400, `give at least one setting to change: ${SETTINGS.join(', ')}`)
+  }
+  if (changes.timezone !== undefined) {
+    const timezone = canonicalTimezone(changes.timezone)
+    if (timezone === null) throw new RequestError(400, `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+    changes.timezone = timezone
+  }
+  if (changes.desiredRetention !== undefined) {
+    // one scheduler is kept per retention value, so values come from a short list
+    const hundredths = Math.round(changes.desiredRetention * 100)
+    if (Math.abs(changes.desiredRetention * 100 - hundredths) > 1e-6) {
+      throw new RequestError(400, `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
+    }
+    changes.desiredRetention = hundredths / 100
+  }
+  return changes
+}
+
+export function profileOf (user: UserDocument) {
+  return {
+    userID: user._id,
+    email: user.email,
+    displayName: user.displayName,
+    timezone: user.timezone,
+    dayStartHour: String(user.dayStartHour),
+    newCardsPerDay: String(user.newCardsPerDay),
+    reviewsPerDay: String(user.reviewsPerDay),
+    desiredRetention: user.desiredRetention.toFixed(2),
+    total_xp: String(user.totalXp),
+    createdAt: user.createdAt.toISOString()
+  }
+}
+
+/** Who a session's token is for: the account and its current token generation. */
+export interface SessionOwner { userID: string, generation: number }
+
+/** Accounts: registration, login, settings, revocation and deletion. */
+export function accountsService ({ repositories, transaction, clock }: ServiceContext) {
+  return {
+    /** Creates an account; the address it came from is one it knows. 409 for an email already used. */
+    async register (request: { email: string, password: string, displayName?: string, timezone?: string }, address: string): Promise<SessionOwner> {
+      const timezone = request.timezone ?? DEFAULT_SETTINGS.timezone
+      if (!isTimezone(timezone)) throw new RequestError(400, `timezone "${timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+      const email = normaliseEmail(request.email)
+      const userID = newId()
+      try {
+        await repositories.users.insert({
+          ...DEFAULT_SETTINGS,
+          _id: userID,
+          email,
+          passwordHash: await hashPassword(request.password),
+          displayName: request.displayName ?? email.split('@')[0] ?? email,
+          timezone,
+          totalXp: 0,
+          knownAddresses: [knownAddress(userID, address)],
+          createdAt: clock()
+        })
+      } catch (error) {
+        if (error instanceof EmailTakenError) throw new RequestError(409, 'an account with this email already exists')
+        throw error
+      }
+      return { userID, generation: 0 }
+    },
+
+    /**
+     * Checks email and password. `wait` is set when the account's attempts are
+     * used up: only an address the account logged in from lately gets past it.
+     */
+    async login (email: string, password: string, address: string, wait: number | null): Promise<SessionOwner> {
+      const user = await repositories.users.findByEmail(email)
+      if (wait !== null && (user === null || !user.knownAddresses?.includes(knownAddress(user._id, address)))) {
+        throw new TooManyAttemptsError(wait)
+      }
+      // as slow for an unknown email as for a wrong password
+      const valid = user === null ? await verifyAgainstNothing(password) : await verifyPassword(password, user.passwordHash)
+      if (user === null || !valid) throw new RequestError(401, WRONG_CREDENTIALS)
+      await repositories.users.rememberAddress(user._id, knownAddress(user._id, address), KNOWN_ADDRESSES)
+      return { userID: user._id, generation: user.tokenGeneration ?? 0 }
+    },
+
+    async updateSettings (userID: string, body: Partial<UserSettings>) {
+      const updated = await repositories.users.updateSettings(userID, settingsChanges(body))
+      // the account was deleted since the token was checked
+      if (updated === null) throw new InvalidTokenError()
+      return profileOf(updated)
+    },
+
+    /** Starts a new token generation: every token issued before stops working. */
+    async logoutEverywhere (userID: string): Promise<void> {
+      if (await repositories.users.newTokenGeneration(userID) === null) throw new InvalidTokenError()
+    },
+
+    /** Sets a new password after checking the current one, and starts a new token generation. */
+    async changePassword (account: UserDocument, password: string, newPassword: string): Promise<SessionOwner> {
+      if (!await verifyPassword(password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
+      const generation = await repositories.users.newTokenGeneration(account._id, await hashPassword(newPassword))
+      if (generation === null) throw new InvalidTokenError()
+      return { userID: account._id, generation }
+    },
+
+    async deleteAccount (account: UserDocument, password: string): Promise<void> {
+      if (!await verifyPassword(password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
+      await deleteAccountData({ repositories, transaction }, account._id)
+    }
+  }
+}
+
+/**
+ * Removes the account and every document of it in one transaction. Its
+ * deletion of the account conflicts with any write of that user in flight
+ * (they all start by writing the account), which then finds it gone: nothing
+ * is left behind.
+ */
+export async function deleteAccountData ({ repositories, transaction }: Pick<ServiceContext, 'repositories' | 'transaction'>, userID: string): Promise<void> {
+  const collections = await repositories.userData.collections()
+  await transaction(async ({ userData }) => { await userData.removeAll(userID, collections) })
+}
+
+export type AccountsService = ReturnType<typeof accountsService>

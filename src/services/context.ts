@@ -1,0 +1,24 @@
+import type { Repositories } from '../repositories/index.js'
+import { QUOTA_NAMES, type Quotas, type Usage } from '../domain/quotas.js'
+import { RequestError } from '../errors.js'
+
+/** What the services need of the running service: the data, its transactions, the clock and the quotas. */
+export interface ServiceContext {
+  /** calls outside any transaction */
+  repositories: Repositories
+  /** runs `work` as one transaction: all of its writes are stored, or none */
+  transaction: <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>
+  /** a transaction that starts by writing the user's account: two of one user run one after the other; 401 when the account is gone */
+  userTransaction: <T>(userID: string, work: (repositories: Repositories) => Promise<T>) => Promise<T>
+  /** the service's notion of "now"; tests give a fixed or moving clock */
+  clock: () => Date
+  quotas: Quotas
+}
+
+/** Adds to the account's usage inside its transaction, or refuses (409) naming the quota it would pass. */
+export async function useQuota (context: ServiceContext, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
+  const over = await users.use(userID, added, context.quotas)
+  if (over !== null) {
+    throw new RequestError(409, `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
+  }
+}

@@ -1,0 +1,207 @@
+import { newId } from '../domain/ids.js'
+import {
+  addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
+  removeFolder, renameFlashcard, renameFolder, treeJson, type LibraryTree
+} from '../domain/library-tree.js'
+import { checkNames } from '../domain/names.js'
+import { newSchedule } from '../domain/scheduling.js'
+import type { Repositories } from '../repositories/index.js'
+import type { CardDocument } from '../repositories/cards.js'
+import type { UserDocument } from '../repositories/users.js'
+import { useQuota, type ServiceContext } from './context.js'
+import { cardDetails, cardLeaves } from './wire.js'
+import { RequestError } from '../errors.js'
+
+interface CardText { front: string, back: string }
+
+export interface NewFlashcard {
+  folder: readonly string[]
+  flashcardName: string
+  description: string
+  cards: readonly CardText[]
+}
+
+/** Card documents for new, never reviewed cards, in the order given. */
+export function newCards (userID: string, flashcardID: string, cards: readonly CardText[], now: Date): CardDocument[] {
+  return cards.map((card, position): CardDocument => ({
+    _id: newId(),
+    userID,
+    flashcardID,
+    front: card.front,
+    back: card.back,
+    ...newSchedule(now),
+    isNew: true,
+    createdOrder: now.getTime() * 1000 + position,
+    createdAt: now,
+    version: 0,
+    lastReviewID: null
+  }))
+}
+
+function noCard (flashcardID: string, cardID: string): RequestError {
+  return new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+}
+
+/**
+ * Folders, flashcards and their cards. Every change runs in the user's
+ * transaction: the tree is read, edited and written back in one update
+ * guarded by its version, together with the card writes and the quota
+ * counts, so all of a change is stored or none of it.
+ */
+export function libraryService (context: ServiceContext) {
+  /**
+   * Reads the user's tree, lets `edit` change it, and writes it back unless
+   * the edit changed nothing (a move to where it is, a rename to its own
+   * name), so that such a request leaves the stored data as it was.
+   */
+  async function editTree<T> (userID: string, edit: (tree: LibraryTree, repositories: Repositories) => Promise<T> | T): Promise<T> {
+    return await context.userTransaction(userID, async (repositories) => {
+      const tree = await repositories.trees.read(userID)
+      const before = JSON.stringify(tree.folders)
+      const result = await edit(tree, repositories)
+      if (JSON.stringify(tree.folders) !== before) await repositories.trees.save(userID, tree)
+      return result
+    })
+  }
+
+  return {
+    /** Creates a folder with any missing parents; 409 when it exists already. */
+    async createFolder (userID: string, path: readonly string[]) {
+      checkNames(path)
+      const { folder, created } = await editTree(userID, async (tree, { users }) => {
+        const made = createFolderPath(tree, path, newId)
+        await useQuota(context, users, userID, { nodes: made.added })
+        return made
+      })
+      if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
+      return { folderID: folder.id, path: [...path] }
+    },
+
+    /** Creates a flashcard and its cards in an existing folder: all or nothing. */
+    async createFlashcard (userID: string, flashcard: NewFlashcard) {
+      const { folder, flashcardName, description, cards } = flashcard
+      checkNames([...folder, flashcardName])
+      const now = context.clock()
+      const flashcardID = newId()
+      const documents = newCards(userID, flashcardID, cards, now)
+      await editTree(userID, async (tree, { cards: cardStore, users }) => {
+        addFlashcard(tree, folder, { id: flashcardID, name: flashcardName, description })
+        await cardStore.insertMany(documents)
+        await useQuota(context, users, userID, { nodes: 1, cards: documents.length })
+      })
+      return { flashcardID, cardIDs: documents.map((card) => card._id) }
+    },
+
+    async renameFolder (userID: string, folderID: string, name: string) {
+      checkNames([name])
+      const path = await editTree(userID, (tree) => renameFolder(tree, folderID, name))
+      return { folderID, path }
+    },
+
+    /** Moves a folder with everything in it; the subtree moves as one value, so nothing below it changes. */
+    async moveFolder (userID: string, folderID: string, parentID: string) {
+      const path = await editTree(userID, (tree) => moveFolder(tree, folderID, parentID))
+      return { folderID, path }
+    },
+
+    /** Deletes a folder with its subfolders, flashcards and cards; the review log stays, for statistics and goals. */
+    async deleteFolder (userID: string, folderID: string) {
+      return await editTree(userID, async (tree, { cards, users }) => {
+        const removed = removeFolder(tree, folderID)
+        const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
+        await users.free(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
+        return {
+          folderID,
+          folders: String(removed.folders),
+          flashcards: String(removed.flashcardIDs.length),
+          cards: String(deletedCards)
+        }
+      })
+    },
+
+    async renameFlashcard (userID: string, flashcardID: string, name: string) {
+      checkNames([name])
+      await editTree(userID, (tree) => { renameFlashcard(tree, flashcardID, name) })
+      return { flashcardID, flashcardName: name }
+    },
+
+    async moveFlashcard (userID: string, flashcardID: string, folderID: string) {
+      const folder = await editTree(userID, (tree) => moveFlashcard(tree, flashcardID, folderID))
+      return { flashcardID, folderID, folder }
+    },
+
+    async deleteFlashcard (userID: string, flashcardID: string) {
+      return await editTree(userID, async (tree, { cards, users }) => {
+        removeFlashcard(tree, flashcardID)
+        const deleted = await cards.removeByFlashcards(userID, [flashcardID])
+        await users.free(userID, { nodes: 1, cards: deleted })
+        return { flashcardID, cards: String(deleted) }
+      })
+    },
+
+    /** A flashcard with its folder path and every card, text and schedule. */
+    async getFlashcard (user: UserDocument, flashcardID: string) {
+      const { trees, cards } = context.repositories
+      const [tree, held] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
+      const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
+      return {
+        flashcardID,
+        flashcardName: flashcard.name,
+        description: flashcard.description,
+        folder,
+        cards: held.map((card) => cardDetails(card, user))
+      }
+    },
+
+    /** Adds new, never reviewed cards after those a flashcard holds: all or nothing. */
+    async addCards (userID: string, flashcardID: string, texts: readonly CardText[]) {
+      const documents = newCards(userID, flashcardID, texts, context.clock())
+      await context.userTransaction(userID, async ({ trees, cards, users }) => {
+        flashcardWithPath(await trees.read(userID), flashcardID)
+        // after the cards already there, even within one millisecond of them
+        const last = await cards.lastCreatedOrder(userID, flashcardID)
+        const first = documents[0]?.createdOrder ?? 0
+        if (last !== null && first <= last) {
+          for (const card of documents) card.createdOrder += last + 1 - first
+        }
+        await cards.insertMany(documents)
+        await useQuota(context, users, userID, { cards: documents.length })
+      })
+      return { cardIDs: documents.map((card) => card._id) }
+    },
+
+    /** Changes the front or back of a card; its schedule stays. */
+    async editCard (user: UserDocument, change: { flashcardID: string, cardID: string, front?: string, back?: string }) {
+      const { flashcardID, cardID, front, back } = change
+      if (front === undefined && back === undefined) {
+        throw new RequestError(400, 'body has neither "front" nor "back": send the text to change')
+      }
+      // only the fields sent: an absent one must not be written as null
+      const text: { front?: string, back?: string } = {}
+      if (front !== undefined) text.front = front
+      if (back !== undefined) text.back = back
+      const card = await context.repositories.cards.editText(user._id, flashcardID, cardID, text)
+      if (card === null) throw noCard(flashcardID, cardID)
+      return cardDetails(card, user)
+    },
+
+    async deleteCard (userID: string, flashcardID: string, cardID: string) {
+      await context.userTransaction(userID, async ({ cards, users }) => {
+        const deleted = await cards.removeCards(userID, flashcardID, [cardID])
+        if (deleted === 0) throw noCard(flashcardID, cardID)
+        await users.free(userID, { cards: deleted })
+      })
+      return { flashcardID, cardID }
+    },
+
+    /** The whole library in the shape of spec 2.2, as JSON text: every folder (an empty one as {}), every flashcard, every card. */
+    async allCards (user: UserDocument): Promise<string> {
+      const { trees, cards } = context.repositories
+      const tree = await trees.read(user._id)
+      const held = await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders))
+      return treeJson(tree, cardLeaves(held, user), { includeEmpty: true })
+    }
+  }
+}
+
+export type LibraryService = ReturnType<typeof libraryService>

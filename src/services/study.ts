@@ -1,0 +1,163 @@
+import { displayDayOf, userDay } from '../domain/calendar.js'
+import { newId } from '../domain/ids.js'
+import { treeJson } from '../domain/library-tree.js'
+import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
+import type { CardDocument } from '../repositories/cards.js'
+import { isDuplicateKey } from '../repositories/duplicate-key.js'
+import type { ReviewAnswer } from '../repositories/reviews.js'
+import type { UserDocument } from '../repositories/users.js'
+import type { ServiceContext } from './context.js'
+import { cardLeaves } from './wire.js'
+import { InvalidTokenError, RequestError } from '../errors.js'
+
+function scheduleOf (card: CardDocument): CardSchedule {
+  const { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview } = card
+  return { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview }
+}
+
+export interface ReviewRequest { flashcardID: string, cardID: string, rating: Rating, reviewID?: string }
+
+/** Today's cards, reviews and the taking back of a review. */
+export function studyService (context: ServiceContext) {
+  const { repositories } = context
+
+  /**
+   * The reviews and new cards the user did today. The account keeps the count
+   * of the day of its latest review; only when a settings change made that day
+   * overlap today without being today is the log counted instead.
+   */
+  async function doneToday (user: UserDocument, today: { start: Date }): Promise<{ reviews: number, newCards: number }> {
+    const counted = user.studyDay
+    if (counted === undefined) return { reviews: 0, newCards: 0 }
+    if (counted.start instanceof Date && counted.end instanceof Date) {
+      if (counted.end.getTime() <= today.start.getTime()) return { reviews: 0, newCards: 0 }
+      if (counted.start.getTime() === today.start.getTime()) return counted
+    }
+    return await repositories.reviews.countSince(user._id, today.start)
+  }
+
+  return {
+    /**
+     * The tree of the cards the user should study before their day ends, as
+     * JSON text. After the account (read by authentication, with today's
+     * counts), one round trip: the cards due today (an aggregation on
+     * `cards`), the new cards and the user's tree are read side by side; the
+     * tree is then pruned to the flashcards that hold today's cards.
+     */
+    async todayCards (user: UserDocument): Promise<string> {
+      const today = userDay(context.clock(), user)
+      const done = await doneToday(user, today)
+      const [cards, tree] = await Promise.all([
+        repositories.cards.todayQueue(user._id, today.end, {
+          reviews: Math.max(0, user.reviewsPerDay - done.reviews),
+          newCards: Math.max(0, user.newCardsPerDay - done.newCards)
+        }),
+        repositories.trees.read(user._id)
+      ])
+      if (cards.length === 0) return '{}'
+      return treeJson(tree, cardLeaves(cards, user))
+    },
+
+    /**
+     * Records one review in one transaction: the card's new schedule, the log
+     * entry with the answer, the XP and the day's counts are stored together
+     * or not at all. The log's unique reviewID makes a retried request fail to
+     * store a second review; it then gets the first one's answer. Concurrent
+     * reviews of one card conflict, and the later one runs again on the card
+     * as the first left it.
+     */
+    async reviewCard (user: UserDocument, request: ReviewRequest): Promise<ReviewAnswer> {
+      const { flashcardID, cardID, rating } = request
+      const reviewID = request.reviewID ?? `server-${newId()}`
+      try {
+        return await context.transaction(async ({ cards, reviews, users, activity }) => {
+          const card = await cards.findOne(user._id, flashcardID, cardID)
+          if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+          const now = context.clock()
+          const before = scheduleOf(card)
+          const after = scheduleReview(before, rating, now, { desiredRetention: user.desiredRetention })
+          const wasNew = isNewCard(before)
+          const reviewDay = userDay(now, user)
+          const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW })
+          if (account === null) throw new InvalidTokenError()
+          await activity.record(user._id, reviewDay.day, XP_PER_REVIEW)
+          const answer: ReviewAnswer = {
+            cardID,
+            review_status: reviewStatus(after),
+            last_review: displayDayOf(now, user),
+            due: after.due.toISOString(),
+            xp_gained: String(XP_PER_REVIEW),
+            total_xp: String(account.totalXp)
+          }
+          await reviews.insert({
+            _id: newId(),
+            userID: user._id,
+            reviewID,
+            cardID,
+            flashcardID,
+            rating,
+            reviewedAt: now,
+            day: reviewDay.day,
+            wasNew,
+            before,
+            after,
+            xp: XP_PER_REVIEW,
+            seq: account.reviewCount ?? 0,
+            answer
+          })
+          // read in this transaction: a concurrent review of the card is a write conflict, not a miss
+          if (!await cards.applyReview(card, after, reviewID)) throw new Error(`card ${cardID} changed inside its review's transaction`)
+          return answer
+        })
+      } catch (error) {
+        // the reviewID is in the log already: a retry gets the first answer; the key sent
+        // again for another card is a client's mistake, and must not pass for that card's review
+        if (isDuplicateKey(error)) {
+          const earlier = await repositories.reviews.findByReviewID(user._id, reviewID)
+          if (earlier !== null && (earlier.cardID !== cardID || earlier.flashcardID !== flashcardID)) {
+            throw new RequestError(409, `the reviewID ${reviewID} was used for another card (${earlier.cardID}); send a new reviewID for each review`)
+          }
+          if (earlier !== null) return earlier.answer
+        }
+        throw error
+      }
+    },
+
+    /**
+     * Takes back the user's last review, in one transaction: the card gets the
+     * schedule it had before, the review leaves the log and its XP leaves the
+     * total. Only while the card still holds what that review left: a card
+     * changed since (reviewed again, or the review undone by a concurrent call)
+     * answers 409 and nothing changes. A card deleted since keeps nothing to
+     * restore; its review still goes, so undo can walk back past it.
+     */
+    async undoLastReview (user: UserDocument) {
+      const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity }) => {
+        const review = await reviews.lastDone(user._id, user.studyDay?.start)
+        if (review === null) throw new RequestError(404, 'there is no review to undo')
+        const card = await cards.findById(user._id, review.cardID)
+        if (card !== null) {
+          // the review before this one on the card becomes its last again, so that one can be undone next
+          const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
+          if (card.lastReviewID !== review.reviewID || !await cards.restoreSchedule(card, review.before, previousID)) {
+            throw new RequestError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
+          }
+        }
+        if (!await reviews.remove(review._id)) throw new Error(`review ${review._id} vanished inside its undo's transaction`)
+        await activity.unrecord(user._id, review.day, review.xp)
+        return { review, card, totalXp: await users.unrecordReview(user._id, review) }
+      })
+      return {
+        cardID: review.cardID,
+        review_status: reviewStatus(review.before),
+        // a card never reviewed shows its creation day; of a deleted one only the review's day is known
+        last_review: displayDayOf(review.before.lastReview ?? card?.createdAt ?? review.reviewedAt, user),
+        due: review.before.due.toISOString(),
+        total_xp: String(totalXp),
+        undone_reviewID: review.reviewID
+      }
+    }
+  }
+}
+
+export type StudyService = ReturnType<typeof studyService>
