@@ -1,11 +1,13 @@
-# The service against an external MongoDB (see docker-compose.yml).
-FROM node:20-bookworm-slim
+# The service against an external MongoDB (see docker-compose.yml), on the
+# current Node.js LTS.
+FROM node:26-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# scripts/ too, so that `npm run seed` works in the container
+COPY scripts ./scripts
 USER node
 ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
