@@ -114,6 +114,39 @@ export function scheduleReview (
   return fromFsrsCard(card)
 }
 
+/** The schedule each of the four answers would give the card at `now`: what the answer buttons show before one is chosen. */
+export function previewReviews (
+  schedule: CardSchedule,
+  now: Date,
+  options: { desiredRetention: number }
+): Record<Rating, CardSchedule> {
+  return Object.fromEntries(RATINGS.map((rating) => [rating, scheduleReview(schedule, rating, now, options)])) as Record<Rating, CardSchedule>
+}
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+function withUnit (amount: number, unit: string): string {
+  return `${amount} ${unit}${amount === 1 || unit === 'min' || unit === 'h' ? '' : 's'}`
+}
+
+/**
+ * How long until `due`, in the words an answer button shows: "1 min",
+ * "10 min", "5 h", "1 day", "4 days", "2.5 months", "1.1 years". Whole
+ * minutes, hours and days; months (of 30 days) and years (of 365) with one
+ * decimal, as a learner reads them.
+ */
+export function intervalText (from: Date, due: Date): string {
+  const span = Math.max(0, due.getTime() - from.getTime())
+  if (span < HOUR) return withUnit(Math.max(1, Math.round(span / MINUTE)), 'min')
+  if (span < DAY) return withUnit(Math.round(span / HOUR), 'h')
+  const days = Math.round(span / DAY)
+  if (days < 30) return withUnit(days, 'day')
+  if (days < 365) return withUnit(Math.round(days / 3) / 10, 'month')
+  return withUnit(Math.round(days / 36.5) / 10, 'year')
+}
+
 export function isNewCard (schedule: CardSchedule): boolean {
   return schedule.state === CardState.New
 }

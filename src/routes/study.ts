@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { refusals } from '../schemas/common.js'
 import { UndoneReview, UndoReviewBody } from '../schemas/progress.js'
-import { JSON_TEXT, LibraryTree, ReviewAnswer, ReviewCardBody, TodayCardsBody } from '../schemas/study.js'
+import { JSON_TEXT, LibraryTree, PreviewReviewBody, ReviewAnswer, ReviewCardBody, ReviewPreview, TodayCardsBody } from '../schemas/study.js'
 
 const study: FastifyPluginAsyncTypebox = async (app) => {
   const { study } = app.services
@@ -15,6 +15,16 @@ const study: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: LibraryTree }
     }
   }, async (request, reply) => reply.type(JSON_TEXT).send(await study.todayCards(request.account)))
+
+  app.post('/preview-review', {
+    schema: {
+      summary: 'What each answer (again, hard, good, easy) would do to a card if given now; nothing is stored',
+      description: 'For answer buttons that show the interval each would give. The due instants are those review-card would store at this moment.',
+      tags: ['study'],
+      body: PreviewReviewBody,
+      response: { 200: ReviewPreview, ...refusals(404) }
+    }
+  }, async (request) => await study.previewReview(request.account, request.body.flashcardID, request.body.cardID))
 
   app.post('/review-card', {
     schema: {

@@ -37,3 +37,18 @@ export const ReviewAnswer = Type.Object({
   xp_gained: Type.String(),
   total_xp: Type.String()
 })
+
+export const PreviewReviewBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, cardID: Id })
+
+const Outcome = Type.Object({
+  due: Type.String({ description: 'ISO-8601 UTC instant the card would next be due' }),
+  interval: Type.String({ description: 'how long until then, as an answer button shows it: "10 min", "5 h", "4 days", "2.5 months", "1.1 years"' })
+})
+
+export const ReviewPreview = Type.Object({
+  cardID: Type.String(),
+  again: Outcome,
+  hard: Outcome,
+  good: Outcome,
+  easy: Outcome
+})

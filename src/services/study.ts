@@ -1,7 +1,7 @@
 import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
-import { isNewCard, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
+import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
 import type { ReviewAnswer } from '../repositories/reviews.js'
@@ -56,6 +56,23 @@ export function studyService (context: ServiceContext) {
       ])
       if (cards.length === 0) return '{}'
       return treeJson(tree, cardLeaves(cards, user))
+    },
+
+    /**
+     * What each answer would do to a card if given now: its next due instant
+     * and the interval in words. Nothing is stored; the schedule is the one
+     * review-card would store, as the scheduler has no randomness.
+     */
+    async previewReview (user: UserDocument, flashcardID: string, cardID: string) {
+      const card = await repositories.cards.findOne(user._id, flashcardID, cardID)
+      if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+      const now = context.clock()
+      const outcomes = previewReviews(scheduleOf(card), now, { desiredRetention: user.desiredRetention })
+      const answer = Object.fromEntries(RATINGS.map((rating) => {
+        const { due } = outcomes[rating]
+        return [rating, { due: due.toISOString(), interval: intervalText(now, due) }]
+      })) as Record<Rating, { due: string, interval: string }>
+      return { cardID, ...answer }
     },
 
     /**

@@ -3,6 +3,7 @@ import {
   CardState,
   RATINGS,
   XP_PER_REVIEW,
+  intervalText,
   isNewCard,
   isRating,
   newSchedule,
@@ -125,4 +126,18 @@ test('review_status reads the stored schedule', async t => {
   t.equal(reviewStatus({ ...base, state: CardState.Review, scheduledDays: 12 }), '12.0')
   t.equal(reviewStatus({ ...base, state: CardState.Review, scheduledDays: 0 }), '1.0', 'a review interval is at least a day')
   t.equal(reviewStatus({ ...base, state: CardState.New, scheduledDays: 5 }), '0.0')
+})
+
+test('intervalText: how long until a due instant, as an answer button shows it', async (t) => {
+  const after = (ms: number) => intervalText(now, new Date(now.getTime() + ms))
+  const MINUTE = 60_000
+  t.equal(after(0), '1 min', 'never less than a minute')
+  t.equal(after(10 * MINUTE), '10 min')
+  t.equal(after(5 * 60 * MINUTE), '5 h')
+  t.equal(after(DAY), '1 day')
+  t.equal(after(4 * DAY), '4 days')
+  t.equal(after(30 * DAY), '1 month')
+  t.equal(after(75 * DAY), '2.5 months')
+  t.equal(after(400 * DAY), '1.1 years')
+  t.equal(intervalText(now, new Date(now.getTime() - DAY)), '1 min', 'a due instant already past reads as at once')
 })
