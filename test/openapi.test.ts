@@ -5,12 +5,22 @@ import { buildTestApp } from './helpers/app.js'
 
 interface Operation { summary?: string, requestBody?: unknown, responses?: Record<string, unknown> }
 
-/** Every route the app serves, as "METHOD /path", read from Fastify's own route table. */
+/**
+ * Every route the app serves, as "METHOD /path", read from Fastify's own route
+ * table. It prints a tree in which each line holds its path relative to the
+ * line above it at one level less of indentation.
+ */
 function routesOf (printed: string): string[] {
   const routes: string[] = []
-  for (const match of printed.matchAll(/(\/[^\s(]*) \(([^)]+)\)/g)) {
-    for (const method of (match[2] ?? '').split(', ')) {
-      if (method !== 'HEAD') routes.push(`${method} ${match[1] ?? ''}`)
+  const above: string[] = []
+  for (const line of printed.split('\n')) {
+    const match = /^([│ ]*)[├└]── (\S*)(?: \(([^)]+)\))?/.exec(line)
+    if (match === null) continue
+    const depth = (match[1] ?? '').length / 4
+    above.length = depth
+    above.push(match[2] ?? '')
+    for (const method of (match[3] ?? '').split(', ')) {
+      if (method !== '' && method !== 'HEAD') routes.push(`${method} ${above.join('')}`)
     }
   }
   return routes

@@ -95,6 +95,15 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return cards.findOne({ _id: cardID, userID }, inSession)
     },
 
+    /** How many cards each of the user's flashcards holds (those with none are absent). Index user_flashcard. */
+    async countByFlashcard (userID: string): Promise<Map<string, number>> {
+      const groups = await cards.aggregate<{ _id: string, count: number }>([
+        { $match: { userID } },
+        { $group: { _id: '$flashcardID', count: { $sum: 1 } } }
+      ], inSession).toArray()
+      return new Map(groups.map((group) => [group._id, group.count]))
+    },
+
     /** How many cards the user has in each state. Index user_flashcard (prefix). */
     async countByState (userID: string): Promise<Array<{ state: number, count: number }>> {
       const groups = await cards.aggregate<{ _id: number, count: number }>([

@@ -4,7 +4,7 @@ import { refusals } from '../schemas/common.js'
 import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
 import {
   AddCardsBody, AddedCards, AllCardsBody, CardBody, CardDetails, DeletedCard, DeletedFlashcard, DeletedFolder,
-  EditCardBody, Flashcard, FlashcardBody, FolderBody, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
+  EditCardBody, Flashcard, FlashcardBody, FolderBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT, LibraryTree } from '../schemas/study.js'
@@ -126,6 +126,16 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedCard, ...refusals(404) }
     }
   }, async (request) => await library.deleteCard(request.account._id, request.body.flashcardID, request.body.cardID))
+
+  app.post('/get-library', {
+    schema: {
+      summary: 'The folders and flashcards with their ids and card counts',
+      description: 'What a client needs to rename, move or delete a folder or flashcard: the tree of get-all-cards is keyed by names and gives no folder ids.',
+      tags: ['library'],
+      body: LibraryBody,
+      response: { 200: LibraryOutline }
+    }
+  }, async (request) => await library.outline(request.account._id))
 
   app.post('/get-all-cards', {
     schema: {

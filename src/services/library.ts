@@ -1,7 +1,7 @@
 import { newId } from '../domain/ids.js'
 import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
-  removeFolder, renameFlashcard, renameFolder, treeJson, type LibraryTree
+  removeFolder, renameFlashcard, renameFolder, treeJson, type FolderNode, type LibraryTree
 } from '../domain/library-tree.js'
 import { checkNames } from '../domain/names.js'
 import { newSchedule } from '../domain/scheduling.js'
@@ -13,6 +13,13 @@ import { cardDetails, cardLeaves } from './wire.js'
 import { RequestError } from '../errors.js'
 
 interface CardText { front: string, back: string }
+
+interface FolderOutline {
+  folderID: string
+  name: string
+  folders: FolderOutline[]
+  flashcards: Array<{ flashcardID: string, flashcardName: string, description: string, cards: string }>
+}
 
 export interface NewFlashcard {
   folder: readonly string[]
@@ -192,6 +199,28 @@ export function libraryService (context: ServiceContext) {
         await users.free(userID, { cards: deleted })
       })
       return { flashcardID, cardID }
+    },
+
+    /**
+     * The user's folders and flashcards with their ids and card counts: what a
+     * client needs to name a folder or flashcard in an edit, which the tree of
+     * spec 2.2 (keyed by names) does not give.
+     */
+    async outline (userID: string) {
+      const { trees, cards } = context.repositories
+      const [tree, counts] = await Promise.all([trees.read(userID), cards.countByFlashcard(userID)])
+      const folderOutline = (folder: FolderNode): FolderOutline => ({
+        folderID: folder.id,
+        name: folder.name,
+        folders: folder.folders.map(folderOutline),
+        flashcards: folder.flashcards.map((flashcard) => ({
+          flashcardID: flashcard.id,
+          flashcardName: flashcard.name,
+          description: flashcard.description,
+          cards: String(counts.get(flashcard.id) ?? 0)
+        }))
+      })
+      return { folders: tree.folders.map(folderOutline) }
     },
 
     /** The whole library in the shape of spec 2.2, as JSON text: every folder (an empty one as {}), every flashcard, every card. */

@@ -1,0 +1,49 @@
+import { test } from 'tap'
+import { buildTestApp, post, registerUser } from '../helpers/app.js'
+
+interface FolderOutline {
+  folderID: string
+  name: string
+  folders: FolderOutline[]
+  flashcards: Array<{ flashcardID: string, flashcardName: string, description: string, cards: string }>
+}
+
+test('get-library gives the folders and flashcards with their ids and card counts', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  const other = await registerUser(app)
+  const call = async (operation: string, body: Record<string, unknown>, who = user) => await post(app, operation, { jwtToken: who.jwtToken, ...body })
+
+  t.strictSame((await call('get-library', {})).json(), { folders: [] }, 'an empty library')
+
+  const spanish = (await call('create-folder', { path: ['Languages', 'Spanish'] })).json().folderID as string
+  const empty = (await call('create-folder', { path: ['__proto__'] })).json().folderID as string
+  const verbs = (await call('create-flashcard', {
+    folder: ['Languages', 'Spanish'], flashcardName: 'Verbs', description: 'irregular', cards: [{ front: 'ser', back: 'to be' }, { front: 'ir', back: 'to go' }]
+  })).json().flashcardID as string
+  const none = (await call('create-flashcard', { folder: ['Languages'], flashcardName: 'Nothing yet', cards: [] })).json().flashcardID as string
+  await call('create-folder', { path: ['Theirs'] }, other)
+
+  const response = await call('get-library', {})
+  t.equal(response.statusCode, 200)
+  const { folders } = response.json() as { folders: FolderOutline[] }
+  const languages = folders.find((folder) => folder.name === 'Languages')
+  t.strictSame(folders.map((folder) => folder.name), ['Languages', '__proto__'], "only the user's own folders, in the order made")
+  t.strictSame(folders[1], { folderID: empty, name: '__proto__', folders: [], flashcards: [] })
+  t.strictSame(languages?.flashcards, [{ flashcardID: none, flashcardName: 'Nothing yet', description: '', cards: '0' }])
+  t.strictSame(languages?.folders, [{
+    folderID: spanish,
+    name: 'Spanish',
+    folders: [],
+    flashcards: [{ flashcardID: verbs, flashcardName: 'Verbs', description: 'irregular', cards: '2' }]
+  }], 'nested folders with their flashcards and how many cards each holds')
+
+  // the ids it gives are the ones the edits take
+  t.equal((await call('rename-folder', { folderID: languages?.folderID, name: 'Idiomas' })).statusCode, 200)
+  await call('delete-card', { flashcardID: verbs, cardID: (await call('get-flashcard', { flashcardID: verbs })).json().cards[0].cardID })
+  const after = (await call('get-library', {})).json() as { folders: FolderOutline[] }
+  t.equal(after.folders[0]?.name, 'Idiomas')
+  t.equal(after.folders[0]?.folders[0]?.flashcards[0]?.cards, '1', 'the count follows a deleted card')
+
+  t.equal((await post(app, 'get-library', { jwtToken: 'not.a.token' })).statusCode, 401)
+})
