@@ -76,6 +76,15 @@ test('goals', async (t) => {
     return JSON.parse(response.body) as GoalMap
   }
 
+  /** A new user with goals of one end date, who then made `reviewed` reviews. */
+  async function learnerWithGoals (goals: Array<[string, number]>, endDate: string, reviewed: number): Promise<{ user: TestUser, goalIDs: string[] }> {
+    const user = await registerUser(app)
+    const goalIDs: string[] = []
+    for (const [type, target] of goals) goalIDs.push(await newGoal(user, type, target, endDate))
+    await reviews(user, reviewed)
+    return { user, goalIDs }
+  }
+
   const decks = new Map<string, { flashcardID: string, cardID: string }>()
   /** `count` reviews at the clock's now, each worth 10 XP. */
   async function reviews (user: TestUser, count: number): Promise<void> {
@@ -239,10 +248,7 @@ test('goals', async (t) => {
 
   await t.test('a goal met in time is completed even when first asked after its end date', async (t) => {
     current = new Date('2026-06-10T12:00:00Z')
-    const user = await registerUser(app)
-    const cardGoal = await newGoal(user, 'Card', 2, '10/06/2026')
-    const xpGoal = await newGoal(user, 'XP', 20, '10/06/2026')
-    await reviews(user, 2)
+    const { user, goalIDs: [cardGoal = '', xpGoal = ''] } = await learnerWithGoals([['Card', 2], ['XP', 20]], '10/06/2026', 2)
 
     current = new Date('2026-06-20T12:00:00Z')
     const goals = await statuses(user)
@@ -298,10 +304,7 @@ test('goals', async (t) => {
 
   await t.test('completed and failed are final', async (t) => {
     current = new Date('2026-08-03T12:00:00Z')
-    const user = await registerUser(app)
-    const completed = await newGoal(user, 'Card', 1, '03/08/2026')
-    const failing = await newGoal(user, 'Card', 5, '03/08/2026')
-    await reviews(user, 1)
+    const { user, goalIDs: [completed = '', failing = ''] } = await learnerWithGoals([['Card', 1], ['Card', 5]], '03/08/2026', 1)
     t.equal((await statuses(user))[completed]?.status, 'completed')
 
     current = new Date('2026-08-04T05:00:00Z')
