@@ -6,6 +6,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# the study page, bundled by the service on its first request
+COPY web ./web
 # scripts/ too, so that `npm run seed` works in the container
 COPY scripts ./scripts
 USER node

@@ -8,6 +8,7 @@ import auth, { requireAuthentication } from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
+import studyPage from './plugins/study-page.js'
 import security, { type LoadShedding } from './plugins/security.js'
 import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
@@ -104,6 +105,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   }))
 
   await app.register(health)
+  await app.register(studyPage)
   await app.register(async (api) => {
     // every operation answers the common errors; routes declare only their own
     api.addHook('onRoute', (route) => {

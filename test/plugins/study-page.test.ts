@@ -1,0 +1,34 @@
+import { test } from 'tap'
+import { buildTestApp } from '../helpers/app.js'
+
+test('the study page is served from this origin under a policy that allows no inline script or style', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+
+  const page = await app.inject({ method: 'GET', url: '/' })
+  t.equal(page.statusCode, 200)
+  t.match(page.headers['content-type'], /^text\/html/)
+  const policy = String(page.headers['content-security-policy'])
+  t.match(policy, /script-src 'self'(;|$)/, 'scripts only from this origin')
+  t.match(policy, /style-src 'self'(;|$)/, 'styles only from this origin')
+  t.notMatch(policy, /unsafe-inline|unsafe-eval/)
+  t.match(policy, /connect-src 'self'/, 'the page talks to this service only')
+
+  const html = page.body
+  t.match(html, /<script src="\/app\.js"/)
+  t.match(html, /<link rel="stylesheet" href="\/app\.css"/)
+  t.notMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script')
+  t.notMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler')
+  t.notMatch(html, /https?:\/\//, 'nothing from another origin')
+
+  const script = await app.inject({ method: 'GET', url: '/app.js' })
+  t.equal(script.statusCode, 200)
+  t.match(script.headers['content-type'], /^text\/javascript/)
+  t.ok(script.body.length > 1000, 'the bundle of web/src')
+  t.match(script.body, /\/api\//, 'it calls the API')
+  t.notMatch(script.body, /^import |require\(/m, 'one self-contained script')
+  t.equal((await app.inject({ method: 'GET', url: '/app.js' })).body, script.body, 'built once, the same each time')
+
+  const style = await app.inject({ method: 'GET', url: '/app.css' })
+  t.equal(style.statusCode, 200)
+  t.match(style.headers['content-type'], /^text\/css/)
+})

@@ -1,0 +1,58 @@
+// The user's calendar, as the service counts days: their time zone, and a day that
+// begins at dayStartHour (a review at 02:00 with dayStartHour 4 counts for the day before).
+
+export interface CalendarDay { year: number, month: number, day: number }
+
+/** The user's today. */
+export function userToday (timezone: string, dayStartHour: number, now = new Date()): CalendarDay {
+  const shifted = new Date(now.getTime() - dayStartHour * 60 * 60 * 1000)
+  let parts: Intl.DateTimeFormatPart[]
+  try {
+    parts = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(shifted)
+  } catch {
+    // a time zone this browser does not know: its own is the closest guess
+    parts = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(shifted)
+  }
+  const part = (type: string) => Number(parts.find((candidate) => candidate.type === type)?.value)
+  return { year: part('year'), month: part('month'), day: part('day') }
+}
+
+/** The day `days` after (or before, when negative) `day`. */
+export function addDays (day: CalendarDay, days: number): CalendarDay {
+  const date = new Date(Date.UTC(day.year, day.month - 1, day.day + days))
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() }
+}
+
+/** 0 for Monday to 6 for Sunday: weeks start on Monday, as the service counts them. */
+export function weekday (day: CalendarDay): number {
+  return (new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay() + 6) % 7
+}
+
+const two = (value: number) => String(value).padStart(2, '0')
+
+/** DD/MM/YYYY, the service's way of writing a day. */
+export function serviceDate (day: CalendarDay): string {
+  return `${two(day.day)}/${two(day.month)}/${day.year}`
+}
+
+/** YYYY-MM-DD, the value of an <input type="date">. */
+export function inputDate (day: CalendarDay): string {
+  return `${day.year}-${two(day.month)}-${two(day.day)}`
+}
+
+export function fromInputDate (value: string): CalendarDay | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  return match === null ? null : { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) }
+}
+
+export function fromServiceDate (value: string): CalendarDay | null {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
+  return match === null ? null : { year: Number(match[3]), month: Number(match[2]), day: Number(match[1]) }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/** "5 Mar 2026": a day as people read it, whatever the browser's language. */
+export function readableDate (day: CalendarDay): string {
+  return `${day.day} ${MONTHS[day.month - 1] ?? ''} ${day.year}`
+}

@@ -1,0 +1,154 @@
+// One flashcard (a set of cards): its cards to add, edit and delete; rename, move,
+// delete and export it.
+import { callApi } from '../api.js'
+import type { CardDetails, Flashcard } from '../api-types.js'
+import { button, confirmButton, el, field, plural, replaceChildren } from '../dom.js'
+import { act, actionForm, submitButton } from '../forms.js'
+import { allFolders, pathText, samePath, type FlashcardEntry } from '../library-tree.js'
+import { showNotice } from '../messages.js'
+import {
+  CARD_SEPARATORS, TERM_SEPARATORS, formatOptions, formatSelect, linkFormatToSeparators, section, separatorSelect,
+  type LibraryActions
+} from './library-parts.js'
+
+/** Shows the flashcard with its cards; resolves once they are on screen. */
+export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry, actions: LibraryActions): Promise<void> {
+  replaceChildren(panel, [
+    el('h2', { tabindex: -1 }, [entry.flashcardName]),
+    el('p', { class: 'loading' }, ['Loading its cards…'])
+  ])
+  const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
+  // the user may have chosen something else meanwhile
+  if (!panel.isConnected || panel.querySelector('h2')?.textContent !== entry.flashcardName) return
+  drawFlashcard(panel, flashcard, actions)
+}
+
+function drawFlashcard (panel: HTMLElement, flashcard: Flashcard, actions: LibraryActions): void {
+  const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
+  const heading = panel.querySelector('h2')
+  replaceChildren(panel, [
+    heading,
+    el('p', { class: 'panel-path' }, [`Flashcard in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
+    flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
+    // open: adding cards one after another is what this panel is most used for
+    section('Add a card', addCardForm(flashcard, actions), true),
+    flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
+    section('Export', exportForm(flashcard)),
+    section('Rename flashcard', renameForm(flashcard, actions)),
+    section('Move flashcard', moveForm(flashcard, actions)),
+    el('div', { class: 'danger-zone' }, [confirmButton('Delete flashcard',
+      `Delete "${flashcard.flashcardName}" and its ${plural(flashcard.cards.length, 'card')}? Reviews already made still count.`,
+      (yes) => {
+        act(yes, async () => {
+          const deleted = await callApi('delete-flashcard', { flashcardID: flashcard.flashcardID })
+          showNotice(`Deleted "${flashcard.flashcardName}" and ${plural(Number(deleted.cards), 'card')}.`)
+          await actions.reload({ kind: 'folder', path: flashcard.folder })
+        })
+      })])
+  ])
+}
+
+function cardTextFields (front: string, back: string): { front: HTMLTextAreaElement, back: HTMLTextAreaElement, fields: HTMLElement } {
+  const frontInput = el('textarea', { rows: 2, required: true, maxlength: 10000 })
+  const backInput = el('textarea', { rows: 2, maxlength: 10000 })
+  frontInput.value = front
+  backInput.value = back
+  return { front: frontInput, back: backInput, fields: el('div', { class: 'field-row' }, [field('Front', frontInput), field('Back', backInput)]) }
+}
+
+function addCardForm (flashcard: Flashcard, actions: LibraryActions): HTMLFormElement {
+  const texts = cardTextFields('', '')
+  return actionForm({ class: 'stacked-form add-card-form' }, [texts.fields, submitButton('Add card')], async () => {
+    await callApi('add-cards', { flashcardID: flashcard.flashcardID, cards: [{ front: texts.front.value, back: texts.back.value }] })
+    showNotice('Card added.')
+    await actions.reload({ kind: 'flashcard', flashcardID: flashcard.flashcardID })
+    // ready for the next card
+    document.querySelector<HTMLTextAreaElement>('.add-card-form textarea')?.focus()
+  })
+}
+
+function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActions): HTMLElement {
+  const item = el('li', { class: 'card-item' })
+  const showCard = () => {
+    replaceChildren(item, [
+      el('div', { class: 'card-texts' }, [
+        el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Front ']), card.front]),
+        el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Back ']), card.back])
+      ]),
+      el('div', { class: 'button-row' }, [
+        button('Edit', editCard, { 'aria-label': `Edit card ${card.front}` }),
+        confirmButton('Delete', 'Delete this card? Its reviews still count.', (yes) => {
+          act(yes, async () => {
+            await callApi('delete-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID })
+            showNotice('Card deleted.')
+            await actions.reload()
+          })
+        }, { 'aria-label': `Delete card ${card.front}` })
+      ])
+    ])
+  }
+  const editCard = () => {
+    const texts = cardTextFields(card.front, card.back)
+    const cancel = button('Cancel', showCard)
+    replaceChildren(item, [actionForm({ class: 'stacked-form' }, [texts.fields, el('div', { class: 'button-row' }, [submitButton('Save card', true), cancel])], async () => {
+      const changed = await callApi('edit-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID, front: texts.front.value, back: texts.back.value })
+      card.front = changed.front
+      card.back = changed.back
+      showNotice('Card saved; it keeps its schedule.')
+      showCard()
+    })])
+    texts.front.focus()
+  }
+  showCard()
+  return item
+}
+
+function renameForm (flashcard: Flashcard, actions: LibraryActions): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: flashcard.flashcardName })
+  return actionForm({ class: 'inline-form' }, [field('New name', name), submitButton('Rename')], async () => {
+    await callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name: name.value })
+    showNotice(`Flashcard renamed to "${name.value}".`)
+    await actions.reload()
+  })
+}
+
+function moveForm (flashcard: Flashcard, actions: LibraryActions): HTMLElement {
+  // move-flashcard-set takes the destination's id; only folders whose id this page knows can be offered
+  const destinations = allFolders(actions.folders)
+    .filter((folder) => !samePath(folder.path, flashcard.folder) && actions.folderIds.idOf(folder.path) !== undefined)
+  if (destinations.length === 0) {
+    return el('p', { class: 'hint' }, ['There is no other folder this page can move it into. Create one first.'])
+  }
+  const destination = el('select', { required: true }, destinations.map((folder) =>
+    el('option', { value: actions.folderIds.idOf(folder.path) ?? '' }, [pathText(folder.path)])))
+  return actionForm({ class: 'inline-form' }, [field('Move into', destination), submitButton('Move')], async () => {
+    const moved = await callApi('move-flashcard-set', { flashcardID: flashcard.flashcardID, folderID: destination.value })
+    showNotice(`Moved to "${pathText(moved.folder)}".`)
+    await actions.reload()
+  })
+}
+
+let downloadUrl: string | undefined
+
+function exportForm (flashcard: Flashcard): HTMLElement {
+  const format = formatSelect()
+  const term = separatorSelect(TERM_SEPARATORS)
+  const card = separatorSelect(CARD_SEPARATORS)
+  const separators = el('div', { class: 'field-row' }, [field('Between front and back', term), field('Between cards', card)])
+  linkFormatToSeparators(format, separators)
+  const result = el('div', { class: 'export-result' })
+  const exportElement = actionForm({ class: 'stacked-form' }, [field('Format', format), separators, submitButton('Export')], async () => {
+    const exported = await callApi('export-flashcard', { flashcardID: flashcard.flashcardID, ...formatOptions(format, term, card) })
+    // one download link at a time: the previous file's memory is given back
+    if (downloadUrl !== undefined) URL.revokeObjectURL(downloadUrl)
+    const csv = exported.format === 'csv'
+    downloadUrl = URL.createObjectURL(new Blob([exported.text], { type: csv ? 'text/csv' : 'text/plain' }))
+    const text = el('textarea', { rows: 6, readonly: true, spellcheck: false, class: 'export-text' })
+    text.value = exported.text
+    replaceChildren(result, [
+      field('Exported text', text),
+      el('a', { href: downloadUrl, download: `${exported.flashcardName}.${csv ? 'csv' : 'txt'}`, class: 'button-link' }, ['Download the file'])
+    ])
+  })
+  return el('div', {}, [exportElement, result])
+}

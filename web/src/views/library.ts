@@ -1,0 +1,225 @@
+// The library: the folder tree with card counts on one side, and what can be done
+// with the chosen folder or flashcard on the other.
+import { callApi } from '../api.js'
+import { confirmButton, el, field, plural, replaceChildren } from '../dom.js'
+import type { FolderIds } from '../folder-ids.js'
+import { actionForm, submitButton } from '../forms.js'
+import { allFolders, isWithin, pathText, readTree, samePath, type FolderEntry } from '../library-tree.js'
+import { reportFailure, showNotice } from '../messages.js'
+import { flashcardPanel } from './flashcard-panel.js'
+import {
+  CARD_SEPARATORS, TERM_SEPARATORS, formatOptions, formatSelect, linkFormatToSeparators, section, separatorSelect,
+  type LibraryActions, type Selection
+} from './library-parts.js'
+import type { Screen } from './screen.js'
+
+// Kept across visits, so the library opens where the user left it.
+let selection: Selection = null
+
+export const showLibrary: Screen = (container, { folderIds }) => {
+  const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and flashcards' })
+  const panel = el('div', { class: 'library-panel', id: 'library-panel' })
+  let onScreen = true
+
+  const reload = async (next?: Selection): Promise<void> => {
+    if (next !== undefined) selection = next
+    const folders = readTree(await callApi('get-all-cards', {}))
+    if (!onScreen) return
+    folderIds.keepOnly(allFolders(folders).map((folder) => folder.path))
+    if (!selectionExists(folders, selection)) selection = null
+    const actions: LibraryActions = { folderIds, folders, reload }
+    const choose = (chosen: Selection) => {
+      selection = chosen
+      drawTree(treeArea, folders, choose)
+      const drawn = drawPanel(panel, actions)
+      panel.querySelector<HTMLElement>('h2')?.focus()
+      drawn.catch(reportFailure)
+    }
+    drawTree(treeArea, folders, choose)
+    await drawPanel(panel, actions)
+  }
+
+  container.append(
+    el('h1', { tabindex: -1 }, ['Library']),
+    newFolderForm([], 'New top-level folder', (path) => reload({ kind: 'folder', path }), folderIds),
+    el('div', { class: 'library-layout' }, [treeArea, panel])
+  )
+  replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
+  reload().catch(reportFailure)
+  return () => { onScreen = false }
+}
+
+function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
+  if (chosen === null) return true
+  const everyFolder = allFolders(folders)
+  if (chosen.kind === 'folder') return everyFolder.some((folder) => samePath(folder.path, chosen.path))
+  return everyFolder.some((folder) => folder.flashcards.some((flashcard) => flashcard.flashcardID === chosen.flashcardID))
+}
+
+function drawTree (area: HTMLElement, folders: FolderEntry[], choose: (chosen: Selection) => void): void {
+  if (folders.length === 0) {
+    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import flashcards into it.'])])
+    return
+  }
+  replaceChildren(area, [folderList(folders, choose)])
+}
+
+function folderList (folders: FolderEntry[], choose: (chosen: Selection) => void): HTMLElement {
+  return el('ul', { class: 'tree' }, folders.map((folder) => folderItem(folder, choose)))
+}
+
+function folderItem (folder: FolderEntry, choose: (chosen: Selection) => void): HTMLElement {
+  const chosen = selection
+  const inside = [
+    ...folder.folders.map((subfolder) => folderItem(subfolder, choose)),
+    ...folder.flashcards.map((flashcard) => el('li', { class: 'tree-flashcard' }, [
+      treeButton(flashcard.flashcardName, plural(flashcard.cards.length, 'card'), 'flashcard',
+        chosen?.kind === 'flashcard' && chosen.flashcardID === flashcard.flashcardID,
+        () => { choose({ kind: 'flashcard', flashcardID: flashcard.flashcardID }) })
+    ]))
+  ]
+  return el('li', { class: 'tree-folder' }, [
+    treeButton(folder.name, plural(folder.cardCount, 'card'), 'folder',
+      chosen?.kind === 'folder' && samePath(chosen.path, folder.path),
+      () => { choose({ kind: 'folder', path: folder.path }) }),
+    inside.length > 0 && el('ul', { class: 'tree' }, inside)
+  ])
+}
+
+function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', chosen: boolean, onChoose: () => void): HTMLButtonElement {
+  return el('button', {
+    type: 'button',
+    class: `tree-item tree-item-${kind}`,
+    'aria-pressed': String(chosen),
+    'data-name': name
+  }, [
+    el('span', { class: 'tree-name' }, [name]),
+    el('span', { class: 'tree-count' }, [count])
+  ], { click: onChoose })
+}
+
+async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<void> {
+  const chosen = selection
+  if (chosen === null) {
+    replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a flashcard to see what you can do with it.'])])
+    return
+  }
+  if (chosen.kind === 'flashcard') {
+    const entry = allFolders(actions.folders).flatMap((folder) => folder.flashcards).find((flashcard) => flashcard.flashcardID === chosen.flashcardID)
+    if (entry !== undefined) await flashcardPanel(panel, entry, actions)
+    return
+  }
+  const folder = allFolders(actions.folders).find((candidate) => samePath(candidate.path, chosen.path))
+  if (folder !== undefined) folderPanel(panel, folder, actions)
+}
+
+function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryActions): void {
+  const folderID = actions.folderIds.idOf(folder.path)
+  replaceChildren(panel, [
+    el('h2', { tabindex: -1 }, [folder.name]),
+    el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
+    section('New flashcard', newFlashcardForm(folder, actions), true),
+    section('Import cards', importForm(folder, actions)),
+    section('New subfolder', newFolderForm(folder.path, 'Subfolder name', (path) => actions.reload({ kind: 'folder', path }), actions.folderIds)),
+    folderID === undefined
+      ? el('p', { class: 'hint unknown-folder' }, [
+        'This folder was not created in this browser, so the page does not know its id and cannot rename, move or delete it ' +
+        '(the service does not list folder ids yet). Folders created here can be.'
+      ])
+      : el('div', {}, [
+        section('Rename folder', renameFolderForm(folder, folderID, actions)),
+        section('Move folder', moveFolderForm(folder, folderID, actions)),
+        el('div', { class: 'danger-zone' }, [confirmButton('Delete folder',
+          `Delete "${folder.name}" with everything in it (${plural(folder.cardCount, 'card')})? Reviews already made still count.`,
+          (yes) => {
+            yes.disabled = true
+            callApi('delete-folder', { folderID }).then(async (deleted) => {
+              actions.folderIds.deleted(folder.path)
+              showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
+              await actions.reload(null)
+            }).catch((error: unknown) => {
+              yes.disabled = false
+              reportFailure(error)
+            })
+          })])
+      ])
+  ])
+}
+
+function newFolderForm (parent: string[], label: string, created: (path: string[]) => Promise<void>, folderIds: FolderIds): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
+  const formElement = actionForm({ class: 'inline-form new-folder-form' }, [field(label, name), submitButton('Create folder')], async () => {
+    const placed = await callApi('create-folder', { path: [...parent, name.value] })
+    folderIds.remember(placed.folderID, placed.path)
+    showNotice(`Folder "${pathText(placed.path)}" created.`)
+    name.value = ''
+    await created(placed.path)
+  })
+  return formElement
+}
+
+function newFlashcardForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
+  const description = el('textarea', { rows: 2, maxlength: 10000 })
+  return actionForm({ class: 'stacked-form' }, [field('Flashcard name', name), field('Description (optional)', description), submitButton('Create flashcard')], async () => {
+    const created = await callApi('create-flashcard', {
+      folder: folder.path,
+      flashcardName: name.value,
+      ...(description.value.trim() === '' ? {} : { description: description.value }),
+      cards: []
+    })
+    showNotice(`Flashcard "${name.value}" created. Add its cards now.`)
+    await actions.reload({ kind: 'flashcard', flashcardID: created.flashcardID })
+  })
+}
+
+function importForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
+  const format = formatSelect()
+  const term = separatorSelect(TERM_SEPARATORS)
+  const card = separatorSelect(CARD_SEPARATORS)
+  const text = el('textarea', { rows: 8, required: true, spellcheck: false, class: 'import-text' })
+  const separators = el('div', { class: 'field-row' }, [field('Between front and back', term), field('Between cards', card)])
+  linkFormatToSeparators(format, separators)
+  return actionForm({ class: 'stacked-form import-form' }, [
+    field('New flashcard name', name),
+    field('Format', format),
+    separators,
+    field('Text to import', text, 'Paste from Quizlet (export with the separators chosen above) or a CSV file with two columns, front and back.'),
+    submitButton('Import')
+  ], async () => {
+    const imported = await callApi('import-cards', { folder: folder.path, flashcardName: name.value, text: text.value, ...formatOptions(format, term, card) })
+    showNotice(`Imported ${plural(Number(imported.imported), 'card')} into "${name.value}".`)
+    await actions.reload({ kind: 'flashcard', flashcardID: imported.flashcardID })
+  })
+}
+
+function renameFolderForm (folder: FolderEntry, folderID: string, actions: LibraryActions): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: folder.name })
+  return actionForm({ class: 'inline-form' }, [field('New name', name), submitButton('Rename')], async () => {
+    const placed = await callApi('rename-folder', { folderID, name: name.value })
+    actions.folderIds.moved(folderID, folder.path, placed.path)
+    showNotice(`Folder renamed to "${name.value}".`)
+    await actions.reload({ kind: 'folder', path: placed.path })
+  })
+}
+
+const TOP_LEVEL = ''
+
+function moveFolderForm (folder: FolderEntry, folderID: string, actions: LibraryActions): HTMLElement {
+  // never into itself or below itself; only folders whose id this page knows can be named
+  const destinations = allFolders(actions.folders).filter((candidate) => !isWithin(candidate.path, folder.path) &&
+    !samePath(candidate.path, folder.path.slice(0, -1)) && actions.folderIds.idOf(candidate.path) !== undefined)
+  const atTop = folder.path.length === 1
+  if (destinations.length === 0 && atTop) return el('p', { class: 'hint' }, ['There is no other folder this page can move it into.'])
+  const destination = el('select', { required: true }, [
+    !atTop && el('option', { value: TOP_LEVEL }, ['Top level']),
+    ...destinations.map((candidate) => el('option', { value: actions.folderIds.idOf(candidate.path) ?? '' }, [pathText(candidate.path)]))
+  ])
+  return actionForm({ class: 'inline-form' }, [field('Move into', destination), submitButton('Move')], async () => {
+    const placed = await callApi('move-folder', { folderID, parentID: destination.value })
+    actions.folderIds.moved(folderID, folder.path, placed.path)
+    showNotice(`Folder moved to "${pathText(placed.path)}".`)
+    await actions.reload({ kind: 'folder', path: placed.path })
+  })
+}

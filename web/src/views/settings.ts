@@ -1,0 +1,74 @@
+// Settings: the user's name, time zone and daily limits (get-user, update-settings),
+// and logging out on every device (logout-everywhere).
+import { callApi } from '../api.js'
+import type { Profile, SettingsChange } from '../api-types.js'
+import { confirmButton, el, field, replaceChildren } from '../dom.js'
+import { act, actionForm, submitButton } from '../forms.js'
+import { reportFailure, showNotice } from '../messages.js'
+import type { Screen } from './screen.js'
+
+export const showSettings: Screen = (container, { signOut }) => {
+  const body = el('div', {}, [el('p', { class: 'loading' }, ['Loading your settings…'])])
+  container.append(el('h1', { tabindex: -1 }, ['Settings']), body)
+  let onScreen = true
+  callApi('get-user', {}).then((profile) => {
+    if (onScreen) replaceChildren(body, [settingsForm(profile), accountSection(profile, signOut)])
+  }, reportFailure)
+  return () => { onScreen = false }
+}
+
+function timeZones (): string[] {
+  // every zone this browser knows, to suggest while typing; the service has the final word
+  return typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []
+}
+
+function settingsForm (profile: Profile): HTMLFormElement {
+  const displayName = el('input', { type: 'text', required: true, maxlength: 100, value: profile.displayName, autocomplete: 'nickname' })
+  const zoneList = el('datalist', { id: 'time-zones' }, timeZones().map((zone) => el('option', { value: zone })))
+  const timezone = el('input', { type: 'text', required: true, value: profile.timezone, list: 'time-zones', autocomplete: 'off', spellcheck: false })
+  const dayStartHour = el('select', {}, Array.from({ length: 24 }, (_, hour) =>
+    el('option', { value: hour, selected: String(hour) === profile.dayStartHour }, [`${String(hour).padStart(2, '0')}:00`])))
+  const newCardsPerDay = el('input', { type: 'number', min: 0, max: 9999, step: 1, required: true, value: profile.newCardsPerDay })
+  const reviewsPerDay = el('input', { type: 'number', min: 0, max: 99999, step: 1, required: true, value: profile.reviewsPerDay })
+  const desiredRetention = el('input', { type: 'number', min: 0.7, max: 0.99, step: 0.01, required: true, value: profile.desiredRetention })
+
+  return actionForm({ class: 'panel stacked-form settings-form', id: 'settings-form', 'aria-labelledby': 'settings-heading' }, [
+    el('h2', { id: 'settings-heading' }, ['Study settings']),
+    field('Name', displayName),
+    field('Time zone', timezone, 'An IANA name such as Europe/Paris. Your days, streaks and goals follow it.'),
+    zoneList,
+    field('New day starts at', dayStartHour, 'Reviews before this hour count for the day before, as in Anki.'),
+    el('div', { class: 'field-row' }, [
+      field('New cards a day', newCardsPerDay),
+      field('Reviews a day', reviewsPerDay)
+    ]),
+    field('Desired retention', desiredRetention, 'The share of cards you aim to remember when they come back, 0.70 to 0.99. Higher means more reviews.'),
+    submitButton('Save settings', true)
+  ], async () => {
+    const change: SettingsChange = {
+      displayName: displayName.value,
+      timezone: timezone.value.trim(),
+      dayStartHour: Number(dayStartHour.value),
+      newCardsPerDay: Number(newCardsPerDay.value),
+      reviewsPerDay: Number(reviewsPerDay.value),
+      desiredRetention: Number(desiredRetention.value)
+    }
+    const saved = await callApi('update-settings', change)
+    desiredRetention.value = saved.desiredRetention
+    showNotice('Settings saved.')
+  })
+}
+
+function accountSection (profile: Profile, signOut: (notice: string) => void): HTMLElement {
+  return el('section', { class: 'panel', 'aria-labelledby': 'account-heading' }, [
+    el('h2', { id: 'account-heading' }, ['Account']),
+    el('p', {}, [`Logged in as ${profile.email}.`]),
+    el('p', { class: 'hint' }, ['Log out everywhere ends every session of this account, on this device and all others.']),
+    confirmButton('Log out everywhere', 'End every session of this account, here and on your other devices?', (yes) => {
+      act(yes, async () => {
+        await callApi('logout-everywhere', {})
+        signOut('You are logged out on every device.')
+      })
+    })
+  ])
+}

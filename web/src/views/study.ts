@@ -1,0 +1,326 @@
+// Studying today's cards: one card at a time, its front, then its back with the
+// four answers and the interval each would give; undo puts the last card back.
+//
+// Keys (never while typing in a field): Space shows the answer, 1-4 answer
+// again / hard / good / easy, U undoes the last answer.
+import { ApiError, callApi } from '../api.js'
+import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
+import { button, el, isTyping, plural, replaceChildren } from '../dom.js'
+import { pathText } from '../library-tree.js'
+import { reportFailure, showNotice } from '../messages.js'
+import { loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
+import type { Screen } from './screen.js'
+
+const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
+
+/**
+ * A card answered "again" or still in its learning steps is due again within minutes;
+ * like Anki's "learn ahead" limit, such a card comes back in this session.
+ */
+const LEARN_AHEAD_MS = 20 * 60 * 1000
+
+interface Answer {
+  card: StudyCard
+  xpGained: number
+}
+
+/** One sitting: the cards still to see and the answers given, latest last (for undo). */
+class StudySession {
+  phase: 'loading' | 'front' | 'back' | 'done' | 'failed' = 'loading'
+  queue: StudyCard[] = []
+  current: StudyCard | undefined
+  answers: Answer[] = []
+  totalXp: string | undefined
+  preview: ReviewPreview | undefined
+  /** true while a review or an undo is on its way, so a second key press sends nothing */
+  sending = false
+  /** true while today's cards are being fetched */
+  loading = false
+  /**
+   * Draws the sitting on the screen showing it. An answer may arrive after the user
+   * left and came back: it must update the screen on show, not the one left.
+   */
+  redraw: (moveFocus?: boolean) => void = () => {}
+
+  constructor (readonly userID: string) {}
+
+  get xpGained (): number {
+    return this.answers.reduce((sum, answer) => sum + answer.xpGained, 0)
+  }
+
+  get cardsStudied (): number {
+    return new Set(this.answers.map((answer) => answer.card.cardID)).size
+  }
+
+  /** The next card to show: the first one due, or else the one due soonest (learning ahead). */
+  takeNext (): void {
+    const now = Date.now()
+    let index = this.queue.findIndex((card) => card.dueAt <= now)
+    if (index === -1 && this.queue.length > 0) {
+      index = this.queue.reduce((soonest, card, at) => card.dueAt < (this.queue[soonest]?.dueAt ?? Infinity) ? at : soonest, 0)
+    }
+    this.current = index === -1 ? undefined : this.queue.splice(index, 1)[0]
+    this.preview = undefined
+    this.phase = this.current === undefined ? 'done' : 'front'
+  }
+}
+
+// Kept while the user visits other screens, so that coming back resumes the sitting.
+let session: StudySession | undefined
+
+export const showStudy: Screen = (container, { session: signedIn }) => {
+  if (session?.userID !== signedIn.userID || session.phase === 'done' || session.phase === 'failed') {
+    session = new StudySession(signedIn.userID)
+  }
+  const sitting = session
+  const heading = el('h1', { tabindex: -1 }, ['Study'])
+  const status = el('p', { class: 'study-status', id: 'study-status' })
+  const stage = el('div', { class: 'study-stage', id: 'study-stage' })
+  container.append(el('div', { class: 'study-screen' }, [heading, status, stage,
+    el('p', { class: 'hint shortcut-help' }, [
+      el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
+      el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
+      el('span', {}, [el('kbd', {}, ['U']), ' undo'])
+    ])]))
+
+  sitting.redraw = (moveFocus = true) => { render(sitting, status, stage, actions, moveFocus) }
+
+  const start = () => {
+    if (sitting.loading) return
+    sitting.loading = true
+    sitting.phase = 'loading'
+    sitting.redraw(false)
+    loadTodayCards().then((cards) => {
+      sitting.queue = cards
+      sitting.takeNext()
+      sitting.redraw()
+    }, (error: unknown) => {
+      sitting.phase = 'failed'
+      sitting.redraw(false)
+      reportFailure(error)
+    }).finally(() => { sitting.loading = false })
+  }
+
+  const showAnswer = () => {
+    const card = sitting.current
+    if (sitting.phase !== 'front' || card === undefined) return
+    sitting.phase = 'back'
+    sitting.redraw()
+    // the intervals are asked for when the back is shown, as the card stands now
+    callApi('preview-review', { flashcardID: card.flashcardID, cardID: card.cardID }).then((preview) => {
+      if (sitting.current !== card || sitting.phase !== 'back') return
+      sitting.preview = preview
+      fillIntervals(preview)
+    }, (error: unknown) => {
+      if (sitting.current === card) reportFailure(error)
+    })
+  }
+
+  const answer = (rating: Rating) => {
+    const card = sitting.current
+    if (sitting.phase !== 'back' || card === undefined || sitting.sending) return
+    sitting.sending = true
+    setAnswering(true)
+    card.reviewID ??= newReviewID()
+    callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID: card.reviewID })
+      .then((review) => {
+        sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
+        sitting.totalXp = review.total_xp
+        const dueAt = Date.parse(review.due)
+        if (dueAt - Date.now() <= LEARN_AHEAD_MS) {
+          sitting.queue.push(showAgain(card, dueAt))
+        }
+        sitting.takeNext()
+      }, (error: unknown) => {
+        reportFailure(error)
+        // a card deleted meanwhile cannot be answered: go on with the others
+        if (error instanceof ApiError && error.status === 404) sitting.takeNext()
+      })
+      .finally(() => {
+        sitting.sending = false
+        if (sitting.current === card && sitting.phase === 'back') setAnswering(false)
+        else sitting.redraw()
+      })
+  }
+
+  const undo = () => {
+    if (sitting.sending || sitting.phase === 'loading') return
+    if (sitting.answers.length === 0) {
+      showNotice('There is no answer to undo in this session.')
+      return
+    }
+    sitting.sending = true
+    setAnswering(true)
+    callApi('undo-review', {}).then((undone) => {
+      sitting.totalXp = undone.total_xp
+      // normally the latest answer; another device may have answered since, so look for the card
+      const at = sitting.answers.map((answer) => answer.card.cardID).lastIndexOf(undone.cardID)
+      if (at === -1) {
+        showNotice('Undid the latest review, made outside this session.')
+        return
+      }
+      const [taken] = sitting.answers.splice(at, 1)
+      if (taken === undefined) return
+      // the card is shown again now, in front of the others, and only once
+      sitting.queue = sitting.queue.filter((card) => card.cardID !== undone.cardID)
+      if (sitting.current !== undefined) sitting.queue.unshift(sitting.current)
+      sitting.current = showAgain(taken.card, Date.parse(undone.due))
+      sitting.preview = undefined
+      sitting.phase = 'front'
+      showNotice(`Undone: the card "${shorten(taken.card.front)}" is back.`)
+    }, reportFailure).finally(() => {
+      sitting.sending = false
+      sitting.redraw()
+    })
+  }
+
+  const actions = { showAnswer, answer, undo, start }
+
+  const onKey = (event: KeyboardEvent) => {
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
+    // on a focused button, Space and Enter press that button
+    const onControl = event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement
+    if (event.key === ' ' && !onControl) {
+      event.preventDefault()
+      showAnswer()
+      return
+    }
+    const rating = RATINGS[Number(event.key) - 1]
+    if (/^[1-4]$/.test(event.key) && rating !== undefined) {
+      event.preventDefault()
+      answer(rating)
+    } else if (event.key === 'u' || event.key === 'U') {
+      event.preventDefault()
+      undo()
+    }
+  }
+  document.addEventListener('keydown', onKey)
+
+  if (sitting.phase === 'loading' && !sitting.loading) start()
+  else sitting.redraw(false)
+
+  return () => {
+    sitting.redraw = () => {}
+    document.removeEventListener('keydown', onKey)
+  }
+}
+
+interface Actions {
+  showAnswer: () => void
+  answer: (rating: Rating) => void
+  undo: () => void
+  start: () => void
+}
+
+function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement, actions: Actions, moveFocus: boolean): void {
+  const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
+  status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
+    ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
+    : ''
+
+  const undoButton = sitting.answers.length > 0
+    ? button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U' })
+    : null
+
+  switch (sitting.phase) {
+    case 'loading':
+      replaceChildren(stage, [el('p', { class: 'loading' }, ["Loading today's cards…"])])
+      return
+    case 'failed':
+      replaceChildren(stage, [
+        el('p', {}, ["Today's cards could not be loaded."]),
+        button('Try again', actions.start, { class: 'primary' })
+      ])
+      return
+    case 'done': {
+      replaceChildren(stage, [endOfSession(sitting, actions), undoButton])
+      if (moveFocus) stage.querySelector<HTMLElement>('h2')?.focus()
+      return
+    }
+    case 'front':
+    case 'back': {
+      const card = sitting.current
+      if (card === undefined) return
+      const region = cardView(card, sitting.phase === 'back')
+      const controls = sitting.phase === 'front'
+        ? el('div', { class: 'study-actions' }, [
+          el('button', { type: 'button', class: 'primary show-answer', id: 'show-answer', 'aria-keyshortcuts': 'Space' },
+            ['Show answer ', el('kbd', {}, ['Space'])], { click: actions.showAnswer })
+        ])
+        : el('div', { class: 'study-actions rating-buttons', role: 'group', 'aria-label': 'How well did you know it?' },
+          RATINGS.map((rating, index) => el('button', {
+            type: 'button',
+            class: `rating rating-${rating}`,
+            'data-rating': rating,
+            'aria-keyshortcuts': String(index + 1),
+            disabled: sitting.sending
+          }, [
+            el('span', { class: 'rating-name' }, [RATING_NAMES[rating]]),
+            el('span', { class: 'interval', 'data-rating': rating }, [sitting.preview?.[rating].interval ?? '…']),
+            el('kbd', {}, [String(index + 1)])
+          ], { click: () => { actions.answer(rating) } })))
+      replaceChildren(stage, [region, controls, undoButton && el('div', { class: 'undo-row' }, [undoButton])])
+      if (moveFocus) region.focus()
+    }
+  }
+}
+
+function cardView (card: StudyCard, showBack: boolean): HTMLElement {
+  return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Card', 'aria-live': 'polite' }, [
+    el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])]),
+    el('div', { class: 'card-face card-front', id: 'card-front' }, [
+      el('h2', { class: 'face-label' }, ['Front']),
+      el('p', { class: 'card-text' }, [card.front])
+    ]),
+    showBack && el('div', { class: 'card-face card-back', id: 'card-back' }, [
+      el('h2', { class: 'face-label' }, ['Back']),
+      el('p', { class: 'card-text' }, [card.back === '' ? '(no back)' : card.back])
+    ])
+  ])
+}
+
+function fillIntervals (preview: ReviewPreview): void {
+  for (const rating of RATINGS) {
+    const interval = document.querySelector(`#study-stage .interval[data-rating="${rating}"]`)
+    if (interval !== null) interval.textContent = preview[rating].interval
+  }
+}
+
+/** While an answer or an undo is on its way, its buttons cannot be pressed again. */
+function setAnswering (sending: boolean): void {
+  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #undo-button')) control.disabled = sending
+  document.getElementById('study-stage')?.setAttribute('aria-busy', String(sending))
+}
+
+function endOfSession (sitting: StudySession, actions: Actions): HTMLElement {
+  const nothingStudied = sitting.answers.length === 0
+  return el('section', { class: 'panel session-end', id: 'session-end', 'aria-labelledby': 'session-end-heading' }, [
+    el('h2', { id: 'session-end-heading', tabindex: -1 }, [nothingStudied ? 'Nothing to study right now' : 'Session complete']),
+    nothingStudied
+      ? el('p', {}, ['No cards are due. Add cards in the library, or come back later.'])
+      : el('dl', { class: 'figures' }, [
+        figure('Cards studied', String(sitting.cardsStudied), 'cards-studied'),
+        figure('Answers given', String(sitting.answers.length), 'answers-given'),
+        figure('XP gained this session', String(sitting.xpGained), 'session-xp'),
+        figure('Total XP', sitting.totalXp ?? '–', 'total-xp')
+      ]),
+    el('div', { class: 'button-row' }, [
+      button('Check for more cards', actions.start, { class: 'primary' }),
+      el('a', { href: '#/progress', class: 'button-link' }, ['See your progress']),
+      el('a', { href: '#/library', class: 'button-link' }, ['Go to the library'])
+    ])
+  ])
+}
+
+function figure (label: string, value: string, id: string): HTMLElement {
+  return el('div', { class: 'figure' }, [el('dt', {}, [label]), el('dd', { id }, [value])])
+}
+
+/** The card for another showing: a new answer to it gets a new retry key. */
+function showAgain (card: StudyCard, dueAt: number): StudyCard {
+  return { ...card, dueAt, reviewID: undefined }
+}
+
+function shorten (text: string): string {
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+}
