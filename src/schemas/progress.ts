@@ -6,6 +6,7 @@ export const UndoReviewBody = Type.Object({ jwtToken: JwtToken })
 
 export const UndoneReview = Type.Object({
   cardID: Type.String(),
+  flashcardID: Type.String({ description: 'the flashcard holding the card: with cardID, what get-flashcard and review-card take' }),
   review_status: Type.String({ description: 'the card\'s review_status again, as before the review' }),
   last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar: the review before, or the creation day' }),
   due: Type.String({ description: 'ISO-8601 UTC instant the card is due again' }),

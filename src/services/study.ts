@@ -166,6 +166,7 @@ export function studyService (context: ServiceContext) {
       })
       return {
         cardID: review.cardID,
+        flashcardID: review.flashcardID,
         review_status: reviewStatus(review.before),
         // a card never reviewed shows its creation day; of a deleted one only the review's day is known
         last_review: displayDayOf(review.before.lastReview ?? card?.createdAt ?? review.reviewedAt, user),

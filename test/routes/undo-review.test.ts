@@ -58,6 +58,7 @@ test('undo-review', async (t) => {
       t.equal(response.statusCode, 200, `undo of review ${index + 1}`)
       const body = response.json()
       t.equal(body.cardID, step.cardID)
+      t.equal(body.flashcardID, flashcardID, 'with the flashcard that holds it, so a client can show the card again')
       t.equal(body.undone_reviewID, step.reviewID ?? logged?.reviewID, 'names the review taken back')
       t.equal(body.total_xp, String(index * 10), 'XP as before that review')
       t.equal(await totalXp(app, user), index * 10)
