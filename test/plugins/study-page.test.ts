@@ -4,16 +4,21 @@ import { buildTestApp } from '../helpers/app.js'
 test('the study page is served from this origin under a policy that allows no inline script or style', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
 
-  const page = await app.inject({ method: 'GET', url: '/' })
-  t.equal(page.statusCode, 200)
-  t.match(page.headers['content-type'], /^text\/html/)
-  const policy = String(page.headers['content-security-policy'])
+  // over a real connection: the headers as a browser gets them, every copy of one joined by ", "
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no address')
+  const page = await fetch(`http://127.0.0.1:${address.port}/`)
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /^text\/html/)
+  const policy = page.headers.get('content-security-policy') ?? ''
+  t.notMatch(policy, /,/, 'one policy, in place of the service-wide one rather than beside it')
   t.match(policy, /script-src 'self'(;|$)/, 'scripts only from this origin')
   t.match(policy, /style-src 'self'(;|$)/, 'styles only from this origin')
   t.notMatch(policy, /unsafe-inline|unsafe-eval/)
   t.match(policy, /connect-src 'self'/, 'the page talks to this service only')
 
-  const html = page.body
+  const html = await page.text()
   t.match(html, /<script src="\/app\.js"/)
   t.match(html, /<link rel="stylesheet" href="\/app\.css"/)
   t.notMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script')
