@@ -13,6 +13,9 @@ const DECK = ['hola\thello', 'adiós\tgoodbye', 'gracias\tthank you'].join('\n')
 
 interface PageWindow { cspViolations?: string[], inlineScriptRan?: boolean }
 
+/** A folder as get-library gives it. */
+interface LibraryFolder { folderID: string, name: string, folders: LibraryFolder[], flashcards: Array<{ flashcardName: string, cards: string }> }
+
 /** The text of the first element that matches, or null. */
 async function textOf (page: Page, selector: string): Promise<string | null> {
   return await page.$eval(selector, (element) => element.textContent).catch(() => null)
@@ -118,6 +121,35 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
   t.same(await page.$$eval('#card-list .card-item', (items) => items.length), 3, 'the flashcard panel lists the cards')
   t.same(await unlabelledControls(page), [], 'every control of the library is labelled')
 
+  // ---- folders made outside the page (create-folder filling in the missing parent) are renamed and moved in it
+  const library = async () => (await post(app, 'get-library', { jwtToken: token })).json() as { folders: LibraryFolder[] }
+  const made = await post(app, 'create-folder', { jwtToken: token, path: ['Made elsewhere', 'Inner'] })
+  t.equal(made.statusCode, 201, 'two levels of folders made through the API')
+  const innerID = (made.json() as { folderID: string }).folderID
+  const before = await library()
+  const outerID = before.folders.find((folder) => folder.name === 'Made elsewhere')?.folderID
+  const languagesID = before.folders.find((folder) => folder.name === 'Languages')?.folderID
+  await page.reload({ waitUntil: 'load' })
+  await page.click('.tree-item-folder[data-name="Made elsewhere"]')
+  await page.click('details:has(.rename-folder-form) > summary')
+  await page.$eval('.rename-folder-form input', (input) => { (input as HTMLInputElement).value = '' })
+  await page.type('.rename-folder-form input', 'Renamed here')
+  await page.click('.rename-folder-form button[type="submit"]')
+  await page.waitForSelector('.tree-item-folder[data-name="Renamed here"][aria-pressed="true"]')
+  await page.click('.tree-item-folder[data-name="Inner"]')
+  await waitForText(page, '#library-panel h2', 'Inner')
+  await page.click('details:has(.move-folder-form) > summary')
+  t.same(await page.select('.move-folder-form select', languagesID ?? ''), [languagesID], 'a folder made in the page is offered as the destination, by its id')
+  await page.click('.move-folder-form button[type="submit"]')
+  await page.waitForSelector('.tree-folder:has(> .tree-item-folder[data-name="Languages"]) .tree-item-folder[data-name="Inner"][aria-pressed="true"]')
+  t.notOk(await page.$('.tree-folder:has(> .tree-item-folder[data-name="Renamed here"]) > ul'), 'the page shows the renamed folder emptied by the move')
+  const after = await library()
+  const renamed = after.folders.find((folder) => folder.folderID === outerID)
+  t.equal(renamed?.name, 'Renamed here', 'the API shows the folder made elsewhere renamed')
+  t.same(renamed?.folders, [], 'and its subfolder gone from it')
+  t.same(after.folders.find((folder) => folder.folderID === languagesID)?.folders.map((folder) => [folder.folderID, folder.name]), [[innerID, 'Inner']],
+    'the subfolder made elsewhere is in Languages now')
+
   // ---- a Card goal, and the heatmap before any review
   await goTo(page, 'progress')
   await page.waitForSelector('#create-goal-form')
@@ -193,6 +225,34 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
   t.equal(await page.$eval('#heatmap .heat-today', (cell) => cell.getAttribute('data-count')), '4', 'today\'s cell counts the 4 reviews')
   t.match(await page.$eval('#heatmap .heat-today', (cell) => cell.getAttribute('title')), /: 4 reviews$/, 'the cell says so in words')
   t.notOk(await page.$eval('#heatmap .heat-today', (cell) => cell.classList.contains('heat-0')), 'and is coloured')
+
+  // ---- a reload mid-session: undo still brings back the last card answered, face up
+  const numbers = await post(app, 'create-flashcard', {
+    jwtToken: token, folder: ['Languages', 'Inner'], flashcardName: 'Numbers', cards: [{ front: 'uno', back: 'one' }, { front: 'dos', back: 'two' }]
+  })
+  t.equal(numbers.statusCode, 201, 'two more cards, made through the API')
+  await goTo(page, 'study')
+  await page.waitForSelector('#card-front')
+  const lastAnswered = await textOf(page, '#card-front .card-text')
+  await page.keyboard.press('Space')
+  await page.waitForSelector('#card-back')
+  await page.keyboard.press('4')
+  await waitForText(page, '#study-status', '1 card left')
+  const following = await textOf(page, '#card-front .card-text')
+  await page.reload({ waitUntil: 'load' })
+  await waitForText(page, '#study-status', '1 card left · 0 answers')
+  await page.click('#undo-button')
+  // done once the page says what came of it and offers undo again
+  await page.waitForFunction(() => (document.querySelector('#notice-message')?.textContent ?? '') !== '' &&
+    document.querySelector('#undo-button:not([disabled])') !== null)
+  t.equal(await textOf(page, '#card-front .card-text'), lastAnswered, 'undo after the reload shows the card answered before it')
+  t.equal(await page.$('#card-back'), null, 'face up: its front, with the back still hidden')
+  t.match(await textOf(page, '#study-status'), /^2 cards left/, 'the card it displaced is still to come')
+  await page.keyboard.press('Space')
+  await page.waitForSelector('#card-back')
+  await page.keyboard.press('4')
+  await waitForText(page, '#study-status', '1 card left')
+  t.equal(await textOf(page, '#card-front .card-text'), following, 'and comes next')
 
   // ---- phone width: no screen scrolls sideways
   await page.setViewport({ width: PHONE_WIDTH, height: 800 })

@@ -35,14 +35,15 @@ export interface TreeFlashcard { cards: Record<string, TreeCard>, flashcardID: s
 /** A folder in the tree: its members keyed by name, folders and flashcards alike. */
 export interface TreeFolder { [name: string]: TreeFolder | TreeFlashcard }
 
-export interface CardDetails {
-  cardID: string
-  front: string
-  back: string
-  review_status: string
-  last_review: string
-  due: string
-}
+/** A flashcard in get-library's outline; `cards` is how many cards it holds. */
+export interface OutlineFlashcard { flashcardID: string, flashcardName: string, description: string, cards: string }
+/** A folder in get-library's outline, with its ids: what the library's edits take. */
+export interface OutlineFolder { folderID: string, name: string, folders: OutlineFolder[], flashcards: OutlineFlashcard[] }
+
+/** Where a card stands in its schedule: what every answer about one card tells. */
+export interface CardState { cardID: string, review_status: string, last_review: string, due: string }
+
+export interface CardDetails extends CardState { front: string, back: string }
 
 export interface Flashcard {
   flashcardID: string
@@ -58,26 +59,13 @@ export interface PlacedFolder { folderID: string, path: string[] }
 
 export type CardFormat = 'quizlet' | 'csv'
 
-export interface ReviewAnswer {
-  cardID: string
-  review_status: string
-  last_review: string
-  due: string
-  xp_gained: string
-  total_xp: string
-}
+export interface ReviewAnswer extends CardState { xp_gained: string, total_xp: string }
 
 export interface IntervalPreview { due: string, interval: string }
 export type ReviewPreview = { cardID: string } & Record<Rating, IntervalPreview>
 
-export interface UndoneReview {
-  cardID: string
-  review_status: string
-  last_review: string
-  due: string
-  total_xp: string
-  undone_reviewID: string
-}
+/** The card as it is again once its latest review is taken back, and the flashcard holding it. */
+export interface UndoneReview extends CardState { flashcardID: string, total_xp: string, undone_reviewID: string }
 
 export type GoalType = 'Card' | 'XP'
 export type GoalStatus = 'in progress' | 'completed' | 'failed'
@@ -107,7 +95,7 @@ export interface Operations {
   'update-settings': { body: SettingsChange, answer: Profile }
   'logout-everywhere': { body: object, answer: { loggedOut: 'true' } }
 
-  'get-all-cards': { body: object, answer: TreeFolder }
+  'get-library': { body: object, answer: { folders: OutlineFolder[] } }
   'create-folder': { body: { path: string[] }, answer: PlacedFolder }
   'rename-folder': { body: { folderID: string, name: string }, answer: PlacedFolder }
   'move-folder': { body: { folderID: string, parentID?: string }, answer: PlacedFolder }

@@ -1,7 +1,6 @@
 // The study app: one page, one screen at a time, chosen by the address's #/fragment
 // so that the browser's back button and a reload keep the user where they were.
 import { onSessionEnded } from './api.js'
-import { FolderIds } from './folder-ids.js'
 import { clearError, showError, showNotice } from './messages.js'
 import { forgetSession, loadSession, type Session } from './session.js'
 import { showLibrary } from './views/library.js'
@@ -30,7 +29,6 @@ const logoutButton = element<HTMLButtonElement>('logout-button')
 
 /** Undoes what the screen on show set up outside its own elements. */
 let leaveScreen: (() => void) | undefined
-let folderIds: { userID: string, ids: FolderIds } | undefined
 
 function screenName (): ScreenName {
   const name = location.hash.replace(/^#\/?/, '')
@@ -46,8 +44,6 @@ function show (draw: (container: HTMLElement) => (() => void) | undefined): void
 }
 
 function showSignedIn (session: Session, moveFocus: boolean): void {
-  if (folderIds?.userID !== session.userID) folderIds = { userID: session.userID, ids: new FolderIds(session.userID) }
-  const ids = folderIds.ids
   const name = screenName()
   nav.hidden = false
   logoutButton.hidden = false
@@ -55,7 +51,7 @@ function showSignedIn (session: Session, moveFocus: boolean): void {
     if (link.dataset.screen === name) link.setAttribute('aria-current', 'page')
     else link.removeAttribute('aria-current')
   }
-  show((container) => SCREENS[name](container, { session, folderIds: ids, signOut }))
+  show((container) => SCREENS[name](container, { session, signOut }))
   // after a click in the menu, start reading at the new screen's heading
   if (moveFocus) screen.querySelector<HTMLElement>('h1')?.focus()
 }
@@ -87,6 +83,11 @@ function signOut (notice: string): void {
 
 // the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
 logoutButton.addEventListener('click', () => { signOut('You are logged out.') })
+
+// earlier versions of the page kept the folder ids they had seen here; get-library lists them now
+for (const key of Object.keys(localStorage)) {
+  if (key.startsWith('flashcards.folderIDs.')) localStorage.removeItem(key)
+}
 
 window.addEventListener('hashchange', () => { route(true) })
 route(false)

@@ -1,8 +1,7 @@
 // Today's cards as a study queue: get-today-cards says which cards, get-flashcard
 // (once per flashcard) gives their texts.
-import { callApi } from './api.js'
-import type { Flashcard } from './api-types.js'
-import { allFlashcards, readTree } from './library-tree.js'
+import { ApiError, callApi } from './api.js'
+import type { CardDetails, Flashcard, TreeFlashcard, TreeFolder } from './api-types.js'
 
 export interface StudyCard {
   flashcardID: string
@@ -25,33 +24,70 @@ export interface StudyCard {
 const PARALLEL_REQUESTS = 4
 
 export async function loadTodayCards (): Promise<StudyCard[]> {
-  const flashcards = allFlashcards(readTree(await callApi('get-today-cards', {})))
+  const flashcards = flashcardsIn(await callApi('get-today-cards', {}))
   const details = await inBatches(flashcards, PARALLEL_REQUESTS, (flashcard) => callApi('get-flashcard', { flashcardID: flashcard.flashcardID }))
 
   const reviews: StudyCard[] = []
   const newCards: StudyCard[] = []
   flashcards.forEach((flashcard, index) => {
-    const texts = new Map((details[index] as Flashcard).cards.map((card) => [card.cardID, card]))
-    for (const { cardID, review_status: status } of flashcard.cards) {
-      const card = texts.get(cardID)
-      // a card deleted between the two calls is simply not studied
-      if (card === undefined) continue
-      const studyCard = {
-        flashcardID: flashcard.flashcardID,
-        flashcardName: flashcard.flashcardName,
-        folder: flashcard.folder,
-        cardID,
-        front: card.front,
-        back: card.back,
-        dueAt: Date.parse(card.due)
-      }
-      if (status === '0.0') newCards.push(studyCard)
-      else reviews.push(studyCard)
+    const detail = details[index] as Flashcard
+    // today's cards of the flashcard; one deleted between the two calls is simply not studied
+    for (const card of detail.cards) {
+      const today = flashcard.cards[card.cardID]
+      if (today === undefined) continue
+      if (today.review_status === '0.0') newCards.push(studyCard(detail, card))
+      else reviews.push(studyCard(detail, card))
     }
   })
-  // as the service picks them: cards seen before, most overdue first, then new cards in creation order
-  reviews.sort((a, b) => a.dueAt - b.dueAt)
-  return [...reviews, ...newCards]
+  // as the service picks them: cards seen before, most overdue first, then new cards in
+  // creation order (a new card is due from its creation; the sort keeps ties in place)
+  const byDue = (a: StudyCard, b: StudyCard) => a.dueAt - b.dueAt
+  return [...reviews.sort(byDue), ...newCards.sort(byDue)]
+}
+
+/**
+ * One card to study again, as it is now (an undo brings back a card the page may no longer
+ * hold); undefined when the card or its flashcard has been deleted since.
+ */
+export async function loadStudyCard (flashcardID: string, cardID: string): Promise<StudyCard | undefined> {
+  let flashcard: Flashcard
+  try {
+    flashcard = await callApi('get-flashcard', { flashcardID })
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined
+    throw error
+  }
+  const card = flashcard.cards.find((candidate) => candidate.cardID === cardID)
+  return card === undefined ? undefined : studyCard(flashcard, card)
+}
+
+function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {
+  return {
+    flashcardID: flashcard.flashcardID,
+    flashcardName: flashcard.flashcardName,
+    folder: flashcard.folder,
+    cardID: card.cardID,
+    front: card.front,
+    back: card.back,
+    dueAt: Date.parse(card.due)
+  }
+}
+
+const FLASHCARD_MEMBERS = ['cards', 'flashcardID', 'flashcardName']
+
+/**
+ * A flashcard of the spec 2.2 tree is an object with exactly the members cards,
+ * flashcardID and flashcardName; any other object is a folder keyed by its name.
+ */
+function isFlashcard (node: TreeFolder | TreeFlashcard): node is TreeFlashcard {
+  const members = Object.keys(node)
+  return members.length === FLASHCARD_MEMBERS.length && FLASHCARD_MEMBERS.every((name) => members.includes(name)) &&
+    typeof node.flashcardID === 'string'
+}
+
+/** Every flashcard of a spec 2.2 tree, however deep. */
+function flashcardsIn (folder: TreeFolder): TreeFlashcard[] {
+  return Object.values(folder).flatMap((child) => isFlashcard(child) ? [child] : flashcardsIn(child))
 }
 
 async function inBatches<T, R> (items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {

@@ -4,10 +4,10 @@ import { callApi } from '../api.js'
 import type { CardDetails, Flashcard } from '../api-types.js'
 import { button, confirmButton, el, field, plural, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
-import { allFolders, pathText, samePath, type FlashcardEntry } from '../library-tree.js'
+import { allFolders, pathText, type FlashcardEntry } from '../library-tree.js'
 import { showNotice } from '../messages.js'
 import {
-  CARD_SEPARATORS, TERM_SEPARATORS, formatOptions, formatSelect, linkFormatToSeparators, section, separatorSelect,
+  CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
   type LibraryActions
 } from './library-parts.js'
 
@@ -20,10 +20,10 @@ export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry,
   const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
   // the user may have chosen something else meanwhile
   if (!panel.isConnected || panel.querySelector('h2')?.textContent !== entry.flashcardName) return
-  drawFlashcard(panel, flashcard, actions)
+  drawFlashcard(panel, flashcard, entry.folderID, actions)
 }
 
-function drawFlashcard (panel: HTMLElement, flashcard: Flashcard, actions: LibraryActions): void {
+function drawFlashcard (panel: HTMLElement, flashcard: Flashcard, folderID: string, actions: LibraryActions): void {
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
   const heading = panel.querySelector('h2')
   replaceChildren(panel, [
@@ -34,15 +34,15 @@ function drawFlashcard (panel: HTMLElement, flashcard: Flashcard, actions: Libra
     section('Add a card', addCardForm(flashcard, actions), true),
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
     section('Export', exportForm(flashcard)),
-    section('Rename flashcard', renameForm(flashcard, actions)),
-    section('Move flashcard', moveForm(flashcard, actions)),
+    section('Rename flashcard', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
+    section('Move flashcard', moveForm(flashcard, folderID, actions)),
     el('div', { class: 'danger-zone' }, [confirmButton('Delete flashcard',
       `Delete "${flashcard.flashcardName}" and its ${plural(flashcard.cards.length, 'card')}? Reviews already made still count.`,
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-flashcard', { flashcardID: flashcard.flashcardID })
           showNotice(`Deleted "${flashcard.flashcardName}" and ${plural(Number(deleted.cards), 'card')}.`)
-          await actions.reload({ kind: 'folder', path: flashcard.folder })
+          await actions.reload({ kind: 'folder', folderID })
         })
       })])
   ])
@@ -103,25 +103,14 @@ function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActi
   return item
 }
 
-function renameForm (flashcard: Flashcard, actions: LibraryActions): HTMLFormElement {
-  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: flashcard.flashcardName })
-  return actionForm({ class: 'inline-form' }, [field('New name', name), submitButton('Rename')], async () => {
-    await callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name: name.value })
-    showNotice(`Flashcard renamed to "${name.value}".`)
-    await actions.reload()
-  })
-}
-
-function moveForm (flashcard: Flashcard, actions: LibraryActions): HTMLElement {
-  // move-flashcard-set takes the destination's id; only folders whose id this page knows can be offered
-  const destinations = allFolders(actions.folders)
-    .filter((folder) => !samePath(folder.path, flashcard.folder) && actions.folderIds.idOf(folder.path) !== undefined)
+/** Moves the flashcard out of `folderID`, the folder holding it, into any other folder. */
+function moveForm (flashcard: Flashcard, folderID: string, actions: LibraryActions): HTMLElement {
+  const destinations = allFolders(actions.folders).filter((folder) => folder.folderID !== folderID)
   if (destinations.length === 0) {
-    return el('p', { class: 'hint' }, ['There is no other folder this page can move it into. Create one first.'])
+    return el('p', { class: 'hint' }, ['There is no other folder to move it into. Create one first.'])
   }
-  const destination = el('select', { required: true }, destinations.map((folder) =>
-    el('option', { value: actions.folderIds.idOf(folder.path) ?? '' }, [pathText(folder.path)])))
-  return actionForm({ class: 'inline-form' }, [field('Move into', destination), submitButton('Move')], async () => {
+  const destination = folderSelect(destinations)
+  return actionForm({ class: 'inline-form move-flashcard-form' }, [field('Move into', destination), submitButton('Move')], async () => {
     const moved = await callApi('move-flashcard-set', { flashcardID: flashcard.flashcardID, folderID: destination.value })
     showNotice(`Moved to "${pathText(moved.folder)}".`)
     await actions.reload()

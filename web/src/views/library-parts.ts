@@ -1,15 +1,17 @@
 // Pieces the library's panels share: the actions they call back, folded sections,
 // and the choice of text format for import and export.
 import type { CardFormat } from '../api-types.js'
-import { el } from '../dom.js'
-import type { FolderIds } from '../folder-ids.js'
-import type { FolderEntry } from '../library-tree.js'
+import { el, field } from '../dom.js'
+import { actionForm, submitButton } from '../forms.js'
+import { pathText, type FolderEntry } from '../library-tree.js'
+import { showNotice } from '../messages.js'
 
-export type Selection = { kind: 'folder', path: string[] } | { kind: 'flashcard', flashcardID: string } | null
+/** What the library shows in its panel; by id, so it follows a rename or a move. */
+export type Selection = { kind: 'folder', folderID: string } | { kind: 'flashcard', flashcardID: string } | null
 
 /** What the panels need to change the library and show the result. */
 export interface LibraryActions {
-  folderIds: FolderIds
+  /** the library as last read, top-level folders first */
   folders: FolderEntry[]
   /** reloads the tree, then shows `selection` (the current one when absent) */
   reload: (selection?: Selection) => Promise<void>
@@ -49,3 +51,20 @@ export function linkFormatToSeparators (format: HTMLSelectElement, separatorFiel
   update()
 }
 
+/** A choice of folders to move something into, each named by its path; the folder's id is the value. */
+export function folderSelect (folders: FolderEntry[], first?: HTMLOptionElement): HTMLSelectElement {
+  return el('select', { required: true }, [
+    first,
+    ...folders.map((folder) => el('option', { value: folder.folderID }, [pathText(folder.path)]))
+  ])
+}
+
+/** Renames a folder or a flashcard: `rename` sends the new name, then the library is read again. */
+export function renameForm (kind: 'folder' | 'flashcard', current: string, rename: (name: string) => Promise<unknown>, actions: LibraryActions): HTMLFormElement {
+  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: current })
+  return actionForm({ class: `inline-form rename-${kind}-form` }, [field('New name', name), submitButton('Rename')], async () => {
+    await rename(name.value)
+    showNotice(`${kind === 'folder' ? 'Folder' : 'Flashcard'} renamed to "${name.value}".`)
+    await actions.reload()
+  })
+}

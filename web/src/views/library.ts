@@ -2,13 +2,12 @@
 // with the chosen folder or flashcard on the other.
 import { callApi } from '../api.js'
 import { confirmButton, el, field, plural, replaceChildren } from '../dom.js'
-import type { FolderIds } from '../folder-ids.js'
 import { actionForm, submitButton } from '../forms.js'
-import { allFolders, isWithin, pathText, readTree, samePath, type FolderEntry } from '../library-tree.js'
+import { allFlashcards, allFolders, pathText, readLibrary, type FolderEntry } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
 import { flashcardPanel } from './flashcard-panel.js'
 import {
-  CARD_SEPARATORS, TERM_SEPARATORS, formatOptions, formatSelect, linkFormatToSeparators, section, separatorSelect,
+  CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
   type LibraryActions, type Selection
 } from './library-parts.js'
 import type { Screen } from './screen.js'
@@ -16,18 +15,17 @@ import type { Screen } from './screen.js'
 // Kept across visits, so the library opens where the user left it.
 let selection: Selection = null
 
-export const showLibrary: Screen = (container, { folderIds }) => {
+export const showLibrary: Screen = (container) => {
   const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and flashcards' })
   const panel = el('div', { class: 'library-panel', id: 'library-panel' })
   let onScreen = true
 
   const reload = async (next?: Selection): Promise<void> => {
     if (next !== undefined) selection = next
-    const folders = readTree(await callApi('get-all-cards', {}))
+    const folders = readLibrary((await callApi('get-library', {})).folders)
     if (!onScreen) return
-    folderIds.keepOnly(allFolders(folders).map((folder) => folder.path))
     if (!selectionExists(folders, selection)) selection = null
-    const actions: LibraryActions = { folderIds, folders, reload }
+    const actions: LibraryActions = { folders, reload }
     const choose = (chosen: Selection) => {
       selection = chosen
       drawTree(treeArea, folders, choose)
@@ -41,7 +39,7 @@ export const showLibrary: Screen = (container, { folderIds }) => {
 
   container.append(
     el('h1', { tabindex: -1 }, ['Library']),
-    newFolderForm([], 'New top-level folder', (path) => reload({ kind: 'folder', path }), folderIds),
+    newFolderForm([], 'New top-level folder', reload),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
@@ -51,9 +49,8 @@ export const showLibrary: Screen = (container, { folderIds }) => {
 
 function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
   if (chosen === null) return true
-  const everyFolder = allFolders(folders)
-  if (chosen.kind === 'folder') return everyFolder.some((folder) => samePath(folder.path, chosen.path))
-  return everyFolder.some((folder) => folder.flashcards.some((flashcard) => flashcard.flashcardID === chosen.flashcardID))
+  if (chosen.kind === 'folder') return allFolders(folders).some((folder) => folder.folderID === chosen.folderID)
+  return allFlashcards(folders).some((flashcard) => flashcard.flashcardID === chosen.flashcardID)
 }
 
 function drawTree (area: HTMLElement, folders: FolderEntry[], choose: (chosen: Selection) => void): void {
@@ -73,15 +70,15 @@ function folderItem (folder: FolderEntry, choose: (chosen: Selection) => void): 
   const inside = [
     ...folder.folders.map((subfolder) => folderItem(subfolder, choose)),
     ...folder.flashcards.map((flashcard) => el('li', { class: 'tree-flashcard' }, [
-      treeButton(flashcard.flashcardName, plural(flashcard.cards.length, 'card'), 'flashcard',
+      treeButton(flashcard.flashcardName, plural(flashcard.cardCount, 'card'), 'flashcard',
         chosen?.kind === 'flashcard' && chosen.flashcardID === flashcard.flashcardID,
         () => { choose({ kind: 'flashcard', flashcardID: flashcard.flashcardID }) })
     ]))
   ]
   return el('li', { class: 'tree-folder' }, [
     treeButton(folder.name, plural(folder.cardCount, 'card'), 'folder',
-      chosen?.kind === 'folder' && samePath(chosen.path, folder.path),
-      () => { choose({ kind: 'folder', path: folder.path }) }),
+      chosen?.kind === 'folder' && chosen.folderID === folder.folderID,
+      () => { choose({ kind: 'folder', folderID: folder.folderID }) }),
     inside.length > 0 && el('ul', { class: 'tree' }, inside)
   ])
 }
@@ -105,55 +102,46 @@ async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<
     return
   }
   if (chosen.kind === 'flashcard') {
-    const entry = allFolders(actions.folders).flatMap((folder) => folder.flashcards).find((flashcard) => flashcard.flashcardID === chosen.flashcardID)
+    const entry = allFlashcards(actions.folders).find((flashcard) => flashcard.flashcardID === chosen.flashcardID)
     if (entry !== undefined) await flashcardPanel(panel, entry, actions)
     return
   }
-  const folder = allFolders(actions.folders).find((candidate) => samePath(candidate.path, chosen.path))
+  const folder = allFolders(actions.folders).find((candidate) => candidate.folderID === chosen.folderID)
   if (folder !== undefined) folderPanel(panel, folder, actions)
 }
 
 function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryActions): void {
-  const folderID = actions.folderIds.idOf(folder.path)
+  const { folderID } = folder
   replaceChildren(panel, [
     el('h2', { tabindex: -1 }, [folder.name]),
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
     section('New flashcard', newFlashcardForm(folder, actions), true),
     section('Import cards', importForm(folder, actions)),
-    section('New subfolder', newFolderForm(folder.path, 'Subfolder name', (path) => actions.reload({ kind: 'folder', path }), actions.folderIds)),
-    folderID === undefined
-      ? el('p', { class: 'hint unknown-folder' }, [
-        'This folder was not created in this browser, so the page does not know its id and cannot rename, move or delete it ' +
-        '(the service does not list folder ids yet). Folders created here can be.'
-      ])
-      : el('div', {}, [
-        section('Rename folder', renameFolderForm(folder, folderID, actions)),
-        section('Move folder', moveFolderForm(folder, folderID, actions)),
-        el('div', { class: 'danger-zone' }, [confirmButton('Delete folder',
-          `Delete "${folder.name}" with everything in it (${plural(folder.cardCount, 'card')})? Reviews already made still count.`,
-          (yes) => {
-            yes.disabled = true
-            callApi('delete-folder', { folderID }).then(async (deleted) => {
-              actions.folderIds.deleted(folder.path)
-              showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
-              await actions.reload(null)
-            }).catch((error: unknown) => {
-              yes.disabled = false
-              reportFailure(error)
-            })
-          })])
-      ])
+    section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),
+    section('Rename folder', renameForm('folder', folder.name, (name) => callApi('rename-folder', { folderID, name }), actions)),
+    section('Move folder', moveFolderForm(folder, actions)),
+    el('div', { class: 'danger-zone' }, [confirmButton('Delete folder',
+      `Delete "${folder.name}" with everything in it (${plural(folder.cardCount, 'card')})? Reviews already made still count.`,
+      (yes) => {
+        yes.disabled = true
+        callApi('delete-folder', { folderID }).then(async (deleted) => {
+          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
+          await actions.reload(null)
+        }).catch((error: unknown) => {
+          yes.disabled = false
+          reportFailure(error)
+        })
+      })])
   ])
 }
 
-function newFolderForm (parent: string[], label: string, created: (path: string[]) => Promise<void>, folderIds: FolderIds): HTMLFormElement {
+function newFolderForm (parent: string[], label: string, reload: LibraryActions['reload']): HTMLFormElement {
   const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
   const formElement = actionForm({ class: 'inline-form new-folder-form' }, [field(label, name), submitButton('Create folder')], async () => {
     const placed = await callApi('create-folder', { path: [...parent, name.value] })
-    folderIds.remember(placed.folderID, placed.path)
     showNotice(`Folder "${pathText(placed.path)}" created.`)
     name.value = ''
-    await created(placed.path)
+    await reload({ kind: 'folder', folderID: placed.folderID })
   })
   return formElement
 }
@@ -194,32 +182,19 @@ function importForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElem
   })
 }
 
-function renameFolderForm (folder: FolderEntry, folderID: string, actions: LibraryActions): HTMLFormElement {
-  const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: folder.name })
-  return actionForm({ class: 'inline-form' }, [field('New name', name), submitButton('Rename')], async () => {
-    const placed = await callApi('rename-folder', { folderID, name: name.value })
-    actions.folderIds.moved(folderID, folder.path, placed.path)
-    showNotice(`Folder renamed to "${name.value}".`)
-    await actions.reload({ kind: 'folder', path: placed.path })
-  })
-}
-
 const TOP_LEVEL = ''
 
-function moveFolderForm (folder: FolderEntry, folderID: string, actions: LibraryActions): HTMLElement {
-  // never into itself or below itself; only folders whose id this page knows can be named
-  const destinations = allFolders(actions.folders).filter((candidate) => !isWithin(candidate.path, folder.path) &&
-    !samePath(candidate.path, folder.path.slice(0, -1)) && actions.folderIds.idOf(candidate.path) !== undefined)
-  const atTop = folder.path.length === 1
-  if (destinations.length === 0 && atTop) return el('p', { class: 'hint' }, ['There is no other folder this page can move it into.'])
-  const destination = el('select', { required: true }, [
-    !atTop && el('option', { value: TOP_LEVEL }, ['Top level']),
-    ...destinations.map((candidate) => el('option', { value: actions.folderIds.idOf(candidate.path) ?? '' }, [pathText(candidate.path)]))
-  ])
-  return actionForm({ class: 'inline-form' }, [field('Move into', destination), submitButton('Move')], async () => {
-    const placed = await callApi('move-folder', { folderID, parentID: destination.value })
-    actions.folderIds.moved(folderID, folder.path, placed.path)
+function moveFolderForm (folder: FolderEntry, actions: LibraryActions): HTMLElement {
+  // anywhere but into itself, below itself, or where it already is
+  const own = new Set(allFolders([folder]).map((entry) => entry.folderID))
+  const parent = allFolders(actions.folders).find((candidate) => candidate.folders.includes(folder))
+  const destinations = allFolders(actions.folders).filter((candidate) => !own.has(candidate.folderID) && candidate !== parent)
+  const atTop = parent === undefined
+  if (destinations.length === 0 && atTop) return el('p', { class: 'hint' }, ['There is no other folder to move it into.'])
+  const destination = folderSelect(destinations, atTop ? undefined : el('option', { value: TOP_LEVEL }, ['Top level']))
+  return actionForm({ class: 'inline-form move-folder-form' }, [field('Move into', destination), submitButton('Move')], async () => {
+    const placed = await callApi('move-folder', { folderID: folder.folderID, parentID: destination.value })
     showNotice(`Folder moved to "${pathText(placed.path)}".`)
-    await actions.reload({ kind: 'folder', path: placed.path })
+    await actions.reload()
   })
 }

@@ -1,10 +1,8 @@
-import type { FolderIds } from '../folder-ids.js'
 import type { Session } from '../session.js'
 
 /** What every screen of a signed-in user gets. */
 export interface ScreenContext {
   session: Session
-  folderIds: FolderIds
   /** forgets the token here and shows the login screen with a notice */
   signOut: (notice: string) => void
 }

@@ -8,7 +8,7 @@ import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
 import { button, el, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
-import { loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
+import { loadStudyCard, loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
 import type { Screen } from './screen.js'
 
 const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
@@ -144,31 +144,32 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
   }
 
   const undo = () => {
-    if (sitting.sending || sitting.phase === 'loading') return
-    if (sitting.answers.length === 0) {
-      showNotice('There is no answer to undo in this session.')
-      return
-    }
+    if (sitting.sending || sitting.phase === 'loading' || sitting.phase === 'failed') return
     sitting.sending = true
     setAnswering(true)
-    callApi('undo-review', {}).then((undone) => {
+    // the service takes back the user's latest review, whether this sitting made it or not
+    // (a reload, another device); the card comes back from the flashcard undo-review names
+    callApi('undo-review', {}).then(async (undone) => {
       sitting.totalXp = undone.total_xp
-      // normally the latest answer; another device may have answered since, so look for the card
       const at = sitting.answers.map((answer) => answer.card.cardID).lastIndexOf(undone.cardID)
-      if (at === -1) {
-        showNotice('Undid the latest review, made outside this session.')
+      const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
+      const card = taken?.card ?? await loadStudyCard(undone.flashcardID, undone.cardID)
+      if (card === undefined) {
+        showNotice('Undid the latest review. Its card has been deleted since, so it cannot be shown again.')
         return
       }
-      const [taken] = sitting.answers.splice(at, 1)
-      if (taken === undefined) return
       // the card is shown again now, in front of the others, and only once
-      sitting.queue = sitting.queue.filter((card) => card.cardID !== undone.cardID)
-      if (sitting.current !== undefined) sitting.queue.unshift(sitting.current)
-      sitting.current = showAgain(taken.card, Date.parse(undone.due))
+      const current = sitting.current
+      sitting.queue = sitting.queue.filter((queued) => queued.cardID !== undone.cardID)
+      if (current !== undefined && current.cardID !== undone.cardID) sitting.queue.unshift(current)
+      sitting.current = showAgain(card, Date.parse(undone.due))
       sitting.preview = undefined
       sitting.phase = 'front'
-      showNotice(`Undone: the card "${shorten(taken.card.front)}" is back.`)
-    }, reportFailure).finally(() => {
+      showNotice(`Undone: the card "${shorten(card.front)}" is back.`)
+    }).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) showNotice('There is no answer left to undo.')
+      else reportFailure(error)
+    }).finally(() => {
       sitting.sending = false
       sitting.redraw()
     })
@@ -218,9 +219,8 @@ function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement,
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
     : ''
 
-  const undoButton = sitting.answers.length > 0
-    ? button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U' })
-    : null
+  // offered even before this sitting's first answer: after a reload, the last answer is still the service's to take back
+  const undoButton = button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U', disabled: sitting.sending })
 
   switch (sitting.phase) {
     case 'loading':
@@ -259,7 +259,7 @@ function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement,
             el('span', { class: 'interval', 'data-rating': rating }, [sitting.preview?.[rating].interval ?? '…']),
             el('kbd', {}, [String(index + 1)])
           ], { click: () => { actions.answer(rating) } })))
-      replaceChildren(stage, [region, controls, undoButton && el('div', { class: 'undo-row' }, [undoButton])])
+      replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton])])
       if (moveFocus) region.focus()
     }
   }
