@@ -45,6 +45,9 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'review-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID, rating: 'good' }) },
   { operation: 'review-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID, rating: 'good' }) },
   { operation: 'review-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, rating: 'good' }) },
+  { operation: 'preview-review', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) }
 ]
