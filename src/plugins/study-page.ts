@@ -28,7 +28,7 @@ async function bundlePage (): Promise<string> {
     entryPoints: [`${WEB}src/main.ts`],
     bundle: true,
     format: 'iife',
-    target: 'es2020',
+    target: 'es2022',
     minify: true,
     write: false,
     logLevel: 'silent'
