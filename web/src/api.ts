@@ -58,8 +58,14 @@ export async function callApi<Op extends Operation> (operation: Op, body: Operat
     throw new ApiError(0, 'Could not reach the service. Check your connection and try again.')
   }
 
-  const answer = await response.json().catch(() => null) as unknown
-  if (response.ok) return answer as Operations[Op]['answer']
+  const answer = await response.json().catch(() => undefined) as unknown
+  if (response.ok) {
+    // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
+    if (typeof answer !== 'object' || answer === null) {
+      throw new ApiError(response.status, `The service's answer to ${operation} could not be read. Please try again.`)
+    }
+    return answer as Operations[Op]['answer']
+  }
 
   const said = typeof answer === 'object' && answer !== null && 'error' in answer && typeof answer.error === 'string'
     ? answer.error

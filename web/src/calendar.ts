@@ -3,18 +3,29 @@
 
 export interface CalendarDay { year: number, month: number, day: number }
 
-/** The user's today. */
+/**
+ * The user's today, found as the service finds it: the instant read as a wall clock in
+ * their time zone, then moved back by dayStartHour. (Moving the instant back first and
+ * reading the clock after differs by an hour across a DST change.)
+ */
 export function userToday (timezone: string, dayStartHour: number, now = new Date()): CalendarDay {
-  const shifted = new Date(now.getTime() - dayStartHour * 60 * 60 * 1000)
+  const shifted = new Date(wallClock(timezone, now) - dayStartHour * 60 * 60 * 1000)
+  return { year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() }
+}
+
+const CLOCK_PARTS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' }
+
+/** The time on the user's wall clock at `now`, as milliseconds of a UTC date that reads the same. */
+function wallClock (timezone: string, now: Date): number {
   let parts: Intl.DateTimeFormatPart[]
   try {
-    parts = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(shifted)
+    parts = new Intl.DateTimeFormat('en-GB', { ...CLOCK_PARTS, timeZone: timezone }).formatToParts(now)
   } catch {
     // a time zone this browser does not know: its own is the closest guess
-    parts = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(shifted)
+    parts = new Intl.DateTimeFormat('en-GB', CLOCK_PARTS).formatToParts(now)
   }
-  const part = (type: string) => Number(parts.find((candidate) => candidate.type === type)?.value)
-  return { year: part('year'), month: part('month'), day: part('day') }
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((candidate) => candidate.type === type)?.value)
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
 }
 
 /** The day `days` after (or before, when negative) `day`. */
@@ -50,7 +61,8 @@ export function fromServiceDate (value: string): CalendarDay | null {
   return match === null ? null : { year: Number(match[3]), month: Number(match[2]), day: Number(match[1]) }
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+/** Month names as the page writes them, whatever the browser's language. */
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 /** "5 Mar 2026": a day as people read it, whatever the browser's language. */
 export function readableDate (day: CalendarDay): string {

@@ -41,6 +41,18 @@ export function replaceChildren (parent: Element, children: Child[]): void {
   append(parent, children)
 }
 
+/**
+ * Replaces everything that follows `first` in its parent with `children`, leaving `first`
+ * (a panel's heading) in place: an element taken out of the page loses the focus, even
+ * when it is put back at once.
+ */
+export function replaceAfter (first: Element, children: Child[]): void {
+  while (first.nextSibling !== null) first.nextSibling.remove()
+  const rest = document.createDocumentFragment()
+  append(rest, children)
+  first.after(rest)
+}
+
 let idCounter = 0
 /** A unique id, for tying a label to its input. */
 export function uniqueId (prefix: string): string {
@@ -69,11 +81,14 @@ export function button (text: string, onClick: (event: MouseEvent) => void, attr
  * request twice; the button comes back whatever the outcome.
  */
 export async function whileBusy<T> (control: HTMLButtonElement | HTMLFieldSetElement | null, action: () => Promise<T>): Promise<T> {
+  // a focused control that is disabled loses the focus; it gets it back after, unless the action put it elsewhere
+  const focused = control?.contains(document.activeElement) === true ? document.activeElement : null
   if (control !== null) control.disabled = true
   try {
     return await action()
   } finally {
     if (control !== null) control.disabled = false
+    if (focused instanceof HTMLElement && focused.isConnected) focusIfLost(focused)
   }
 }
 
@@ -107,3 +122,18 @@ export function confirmButton (label: string, question: string, action: (yes: HT
   return holder
 }
 
+
+/** One named number of a <dl class="figures">: "Total XP 40". */
+export function figure (label: string, value: string, id: string): HTMLElement {
+  return el('div', { class: 'figure' }, [el('dt', {}, [label]), el('dd', { id }, [value])])
+}
+
+/**
+ * Moves the focus to `target` when the focus has been lost: the element that held it was
+ * redrawn away (the browser then puts it on <body>, and a keyboard user starts over at the
+ * top of the page). Focus the user has put somewhere on purpose stays where it is.
+ */
+export function focusIfLost (target: HTMLElement | null | undefined): void {
+  const active = document.activeElement
+  if (active === null || active === document.body || !active.isConnected) target?.focus()
+}

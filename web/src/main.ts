@@ -2,7 +2,7 @@
 // so that the browser's back button and a reload keep the user where they were.
 import { onSessionEnded } from './api.js'
 import { clearError, showError, showNotice } from './messages.js'
-import { forgetSession, loadSession, type Session } from './session.js'
+import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
 import { showLibrary } from './views/library.js'
 import { showLogin } from './views/login.js'
 import { showProgress } from './views/progress.js'
@@ -84,10 +84,8 @@ function signOut (notice: string): void {
 // the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
 logoutButton.addEventListener('click', () => { signOut('You are logged out.') })
 
-// earlier versions of the page kept the folder ids they had seen here; get-library lists them now
-for (const key of Object.keys(localStorage)) {
-  if (key.startsWith('flashcards.folderIDs.')) localStorage.removeItem(key)
-}
-
+const storageWorks = tidyStorage()
 window.addEventListener('hashchange', () => { route(true) })
 route(false)
+// said after the first screen is drawn, since drawing a screen clears the message area
+if (!storageWorks) showError(STORAGE_BLOCKED)

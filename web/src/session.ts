@@ -20,10 +20,37 @@ export function loadSession (): Session | null {
   return null
 }
 
+/** What the user is told when the browser refuses the page its storage (blocked site data, some private modes). */
+export const STORAGE_BLOCKED = 'This browser does not let the page keep data, so you cannot stay logged in. ' +
+  'Allow cookies and site data for this site, then reload the page.'
+
 export function saveSession (session: Session): void {
-  localStorage.setItem(STORAGE_KEY, JSON.stringify(session))
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(session))
+  } catch {
+    throw new Error(STORAGE_BLOCKED)
+  }
 }
 
 export function forgetSession (): void {
-  localStorage.removeItem(STORAGE_KEY)
+  try {
+    localStorage.removeItem(STORAGE_KEY)
+  } catch {
+    // storage that cannot be read holds no token to forget
+  }
+}
+
+/**
+ * Removes what earlier versions of the page kept here (the folder ids they had seen;
+ * get-library lists them now). False when the browser refuses the page its storage.
+ */
+export function tidyStorage (): boolean {
+  try {
+    for (const key of Object.keys(localStorage)) {
+      if (key.startsWith('flashcards.folderIDs.')) localStorage.removeItem(key)
+    }
+    return true
+  } catch {
+    return false
+  }
 }

@@ -25,12 +25,14 @@ const PARALLEL_REQUESTS = 4
 
 export async function loadTodayCards (): Promise<StudyCard[]> {
   const flashcards = flashcardsIn(await callApi('get-today-cards', {}))
-  const details = await inBatches(flashcards, PARALLEL_REQUESTS, (flashcard) => callApi('get-flashcard', { flashcardID: flashcard.flashcardID }))
+  // a flashcard deleted between the two calls is simply not studied, nor are its cards
+  const details = await inBatches(flashcards, PARALLEL_REQUESTS, (flashcard) => unlessGone(callApi('get-flashcard', { flashcardID: flashcard.flashcardID })))
 
   const reviews: StudyCard[] = []
   const newCards: StudyCard[] = []
   flashcards.forEach((flashcard, index) => {
-    const detail = details[index] as Flashcard
+    const detail = details[index]
+    if (detail === undefined) return
     // today's cards of the flashcard; one deleted between the two calls is simply not studied
     for (const card of detail.cards) {
       const today = flashcard.cards[card.cardID]
@@ -50,15 +52,19 @@ export async function loadTodayCards (): Promise<StudyCard[]> {
  * hold); undefined when the card or its flashcard has been deleted since.
  */
 export async function loadStudyCard (flashcardID: string, cardID: string): Promise<StudyCard | undefined> {
-  let flashcard: Flashcard
+  const flashcard = await unlessGone(callApi('get-flashcard', { flashcardID }))
+  const card = flashcard?.cards.find((candidate) => candidate.cardID === cardID)
+  return flashcard === undefined || card === undefined ? undefined : studyCard(flashcard, card)
+}
+
+/** The flashcard, or undefined when the service no longer has it (404: deleted meanwhile). */
+async function unlessGone (request: Promise<Flashcard>): Promise<Flashcard | undefined> {
   try {
-    flashcard = await callApi('get-flashcard', { flashcardID })
+    return await request
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined
     throw error
   }
-  const card = flashcard.cards.find((candidate) => candidate.cardID === cardID)
-  return card === undefined ? undefined : studyCard(flashcard, card)
 }
 
 function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {

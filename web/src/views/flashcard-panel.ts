@@ -2,7 +2,7 @@
 // delete and export it.
 import { callApi } from '../api.js'
 import type { CardDetails, Flashcard } from '../api-types.js'
-import { button, confirmButton, el, field, plural, replaceChildren } from '../dom.js'
+import { button, confirmButton, el, field, plural, replaceAfter, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { allFolders, pathText, type FlashcardEntry } from '../library-tree.js'
 import { showNotice } from '../messages.js'
@@ -11,23 +11,24 @@ import {
   type LibraryActions
 } from './library-parts.js'
 
-/** Shows the flashcard with its cards; resolves once they are on screen. */
-export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry, actions: LibraryActions): Promise<void> {
-  replaceChildren(panel, [
-    el('h2', { tabindex: -1 }, [entry.flashcardName]),
-    el('p', { class: 'loading' }, ['Loading its cards…'])
-  ])
+/**
+ * Shows the flashcard with its cards; resolves once they are on screen. `isCurrent` tells
+ * whether this is still the panel's latest drawing: when something else has been chosen
+ * (or this flashcard again) meanwhile, this reply draws nothing.
+ */
+export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry, actions: LibraryActions, isCurrent: () => boolean): Promise<void> {
+  // the heading stays while the cards load and after, so the focus put on it stays too
+  const heading = el('h2', { tabindex: -1 }, [entry.flashcardName])
+  replaceChildren(panel, [heading, el('p', { class: 'loading' }, ['Loading its cards…'])])
   const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
-  // the user may have chosen something else meanwhile
-  if (!panel.isConnected || panel.querySelector('h2')?.textContent !== entry.flashcardName) return
-  drawFlashcard(panel, flashcard, entry.folderID, actions)
+  if (!isCurrent()) return
+  drawFlashcard(heading, flashcard, entry.folderID, actions)
 }
 
-function drawFlashcard (panel: HTMLElement, flashcard: Flashcard, folderID: string, actions: LibraryActions): void {
+function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, actions: LibraryActions): void {
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
-  const heading = panel.querySelector('h2')
-  replaceChildren(panel, [
-    heading,
+  heading.textContent = flashcard.flashcardName
+  replaceAfter(heading, [
     el('p', { class: 'panel-path' }, [`Flashcard in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
@@ -69,14 +70,16 @@ function addCardForm (flashcard: Flashcard, actions: LibraryActions): HTMLFormEl
 
 function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActions): HTMLElement {
   const item = el('li', { class: 'card-item' })
-  const showCard = () => {
+  /** Shows the card; after an edit (saved or not) the focus goes back to its Edit button. */
+  const showCard = (focusEdit = false) => {
+    const edit = button('Edit', editCard, { 'aria-label': `Edit card ${card.front}` })
     replaceChildren(item, [
       el('div', { class: 'card-texts' }, [
         el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Front ']), card.front]),
         el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Back ']), card.back])
       ]),
       el('div', { class: 'button-row' }, [
-        button('Edit', editCard, { 'aria-label': `Edit card ${card.front}` }),
+        edit,
         confirmButton('Delete', 'Delete this card? Its reviews still count.', (yes) => {
           act(yes, async () => {
             await callApi('delete-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID })
@@ -86,16 +89,17 @@ function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActi
         }, { 'aria-label': `Delete card ${card.front}` })
       ])
     ])
+    if (focusEdit) edit.focus()
   }
   const editCard = () => {
     const texts = cardTextFields(card.front, card.back)
-    const cancel = button('Cancel', showCard)
+    const cancel = button('Cancel', () => { showCard(true) })
     replaceChildren(item, [actionForm({ class: 'stacked-form' }, [texts.fields, el('div', { class: 'button-row' }, [submitButton('Save card', true), cancel])], async () => {
       const changed = await callApi('edit-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID, front: texts.front.value, back: texts.back.value })
       card.front = changed.front
       card.back = changed.back
       showNotice('Card saved; it keeps its schedule.')
-      showCard()
+      showCard(true)
     })])
     texts.front.focus()
   }

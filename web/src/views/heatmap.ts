@@ -1,6 +1,6 @@
 // Reviews per day over the last year, one small cell a day, a column a week
 // (Monday at the top). Colours come from classes, so the page needs no inline style.
-import { addDays, readableDate, serviceDate, weekday, type CalendarDay } from '../calendar.js'
+import { MONTHS, addDays, readableDate, serviceDate, weekday, type CalendarDay } from '../calendar.js'
 import { el, plural } from '../dom.js'
 
 /** The service's heatmap spans the last 365 days, today included. */
@@ -45,7 +45,6 @@ export function heatmap (counts: Record<string, string>, today: CalendarDay): HT
 }
 
 const WEEKDAYS = ['Mon', '', 'Wed', '', 'Fri', '', '']
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 function compare (a: CalendarDay, b: CalendarDay): number {
   return Date.UTC(a.year, a.month - 1, a.day) - Date.UTC(b.year, b.month - 1, b.day)

@@ -2,7 +2,7 @@
 // with the chosen folder or flashcard on the other.
 import { callApi } from '../api.js'
 import { confirmButton, el, field, plural, replaceChildren } from '../dom.js'
-import { actionForm, submitButton } from '../forms.js'
+import { act, actionForm, submitButton } from '../forms.js'
 import { allFlashcards, allFolders, pathText, readLibrary, type FolderEntry } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
 import { flashcardPanel } from './flashcard-panel.js'
@@ -19,32 +19,48 @@ export const showLibrary: Screen = (container) => {
   const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and flashcards' })
   const panel = el('div', { class: 'library-panel', id: 'library-panel' })
   let onScreen = true
+  let reads = 0
 
-  const reload = async (next?: Selection): Promise<void> => {
+  /**
+   * Reads the library again and draws it, showing `next` (the current selection when
+   * absent). After an action (`focus`), the focus goes to the panel's heading: the
+   * control that was pressed is usually redrawn away with the rest.
+   */
+  const refresh = async (next: Selection | undefined, focus: boolean): Promise<void> => {
     if (next !== undefined) selection = next
+    reads += 1
+    const read = reads
     const folders = readLibrary((await callApi('get-library', {})).folders)
-    if (!onScreen) return
+    // the screen was left, or a later read is under way: its answer is the one to show
+    if (!onScreen || read !== reads) return
     if (!selectionExists(folders, selection)) selection = null
-    const actions: LibraryActions = { folders, reload }
+    const actions: LibraryActions = { folders, reload: async (chosen) => { await refresh(chosen, true) } }
     const choose = (chosen: Selection) => {
       selection = chosen
       drawTree(treeArea, folders, choose)
       const drawn = drawPanel(panel, actions)
-      panel.querySelector<HTMLElement>('h2')?.focus()
+      focusPanel(panel)
       drawn.catch(reportFailure)
     }
     drawTree(treeArea, folders, choose)
-    await drawPanel(panel, actions)
+    const drawn = drawPanel(panel, actions)
+    if (focus) focusPanel(panel)
+    await drawn
   }
 
   container.append(
     el('h1', { tabindex: -1 }, ['Library']),
-    newFolderForm([], 'New top-level folder', reload),
+    newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) }),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
-  reload().catch(reportFailure)
+  refresh(undefined, false).catch(reportFailure)
   return () => { onScreen = false }
+}
+
+/** The panel's heading, kept while its content loads; the screen's heading when nothing is chosen. */
+function focusPanel (panel: HTMLElement): void {
+  (panel.querySelector<HTMLElement>('h2') ?? document.querySelector<HTMLElement>('#screen h1'))?.focus()
 }
 
 function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
@@ -95,15 +111,21 @@ function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', 
   ], { click: onChoose })
 }
 
+/** Counts the panel's drawings, so that a reply that comes after a later choice draws nothing. */
+let panelDrawings = 0
+
 async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<void> {
   const chosen = selection
+  panelDrawings += 1
+  const drawing = panelDrawings
+  const isCurrent = () => panel.isConnected && drawing === panelDrawings
   if (chosen === null) {
     replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a flashcard to see what you can do with it.'])])
     return
   }
   if (chosen.kind === 'flashcard') {
     const entry = allFlashcards(actions.folders).find((flashcard) => flashcard.flashcardID === chosen.flashcardID)
-    if (entry !== undefined) await flashcardPanel(panel, entry, actions)
+    if (entry !== undefined) await flashcardPanel(panel, entry, actions, isCurrent)
     return
   }
   const folder = allFolders(actions.folders).find((candidate) => candidate.folderID === chosen.folderID)
@@ -112,6 +134,8 @@ async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<
 
 function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryActions): void {
   const { folderID } = folder
+  // once it is deleted, the panel shows the folder that held it
+  const parent = parentOf(folder, actions.folders)
   replaceChildren(panel, [
     el('h2', { tabindex: -1 }, [folder.name]),
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
@@ -123,13 +147,10 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
     el('div', { class: 'danger-zone' }, [confirmButton('Delete folder',
       `Delete "${folder.name}" with everything in it (${plural(folder.cardCount, 'card')})? Reviews already made still count.`,
       (yes) => {
-        yes.disabled = true
-        callApi('delete-folder', { folderID }).then(async (deleted) => {
+        act(yes, async () => {
+          const deleted = await callApi('delete-folder', { folderID })
           showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
-          await actions.reload(null)
-        }).catch((error: unknown) => {
-          yes.disabled = false
-          reportFailure(error)
+          await actions.reload(parent === undefined ? null : { kind: 'folder', folderID: parent.folderID })
         })
       })])
   ])
@@ -182,18 +203,25 @@ function importForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElem
   })
 }
 
-const TOP_LEVEL = ''
+/** The choice that moves a folder to the top level; folder ids are digits, so none is this. */
+const TOP_LEVEL = 'top-level'
+
+function parentOf (folder: FolderEntry, folders: FolderEntry[]): FolderEntry | undefined {
+  return allFolders(folders).find((candidate) => candidate.folders.includes(folder))
+}
 
 function moveFolderForm (folder: FolderEntry, actions: LibraryActions): HTMLElement {
   // anywhere but into itself, below itself, or where it already is
   const own = new Set(allFolders([folder]).map((entry) => entry.folderID))
-  const parent = allFolders(actions.folders).find((candidate) => candidate.folders.includes(folder))
+  const parent = parentOf(folder, actions.folders)
   const destinations = allFolders(actions.folders).filter((candidate) => !own.has(candidate.folderID) && candidate !== parent)
   const atTop = parent === undefined
   if (destinations.length === 0 && atTop) return el('p', { class: 'hint' }, ['There is no other folder to move it into.'])
   const destination = folderSelect(destinations, atTop ? undefined : el('option', { value: TOP_LEVEL }, ['Top level']))
   return actionForm({ class: 'inline-form move-folder-form' }, [field('Move into', destination), submitButton('Move')], async () => {
-    const placed = await callApi('move-folder', { folderID: folder.folderID, parentID: destination.value })
+    // an empty parentID moves the folder to the top level
+    const parentID = destination.value === TOP_LEVEL ? '' : destination.value
+    const placed = await callApi('move-folder', { folderID: folder.folderID, parentID })
     showNotice(`Folder moved to "${pathText(placed.path)}".`)
     await actions.reload()
   })

@@ -33,8 +33,9 @@ function loginForm (done: (answer: SessionAnswer) => void): HTMLElement {
   ])
   form.addEventListener('submit', (event) => {
     event.preventDefault()
+    // .catch after .then: a failure in done (storage the browser refuses) is shown too
     whileBusy(submit, () => callApi('login', { email: email.value, password: password.value }))
-      .then(done, reportFailure)
+      .then(done).catch(reportFailure)
   })
   return form
 }
@@ -61,7 +62,7 @@ function registerForm (done: (answer: SessionAnswer) => void): HTMLElement {
       password: password.value,
       ...(name === '' ? {} : { displayName: name }),
       ...(timezone === undefined || timezone === '' ? {} : { timezone })
-    })).then(done, reportFailure)
+    })).then(done).catch(reportFailure)
   })
   return form
 }

@@ -3,7 +3,7 @@
 import { callApi } from '../api.js'
 import type { Goal, GoalType, Profile, Stats } from '../api-types.js'
 import { addDays, fromInputDate, fromServiceDate, inputDate, readableDate, serviceDate, userToday, type CalendarDay } from '../calendar.js'
-import { button, confirmButton, el, field, plural, replaceChildren } from '../dom.js'
+import { button, confirmButton, el, field, figure, plural, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { reportFailure, showNotice } from '../messages.js'
 import { heatmap } from './heatmap.js'
@@ -11,20 +11,29 @@ import type { Screen } from './screen.js'
 
 interface ProgressData { profile: Profile, stats: Stats, goals: Record<string, Goal>, today: CalendarDay }
 
+/**
+ * Reads everything again and redraws. `focusOn`, after an action on goals: the goal to put
+ * the focus on (its title), or null for the Goals heading (the goal is gone).
+ */
+type Reload = (focusOn?: string | null) => Promise<void>
+
 export const showProgress: Screen = (container) => {
   const figures = el('section', { class: 'panel', 'aria-labelledby': 'stats-heading' }, [el('h2', { id: 'stats-heading' }, ['Your numbers'])])
   const activity = el('section', { class: 'panel', 'aria-labelledby': 'heatmap-heading' }, [el('h2', { id: 'heatmap-heading' }, ['Reviews in the last year'])])
-  const goals = el('section', { class: 'panel', 'aria-labelledby': 'goals-heading' }, [el('h2', { id: 'goals-heading' }, ['Goals'])])
+  const goals = el('section', { class: 'panel', 'aria-labelledby': 'goals-heading' }, [el('h2', { id: 'goals-heading', tabindex: -1 }, ['Goals'])])
   container.append(el('h1', { tabindex: -1 }, ['Progress']), figures, activity, goals)
   let onScreen = true
 
-  const reload = async () => {
+  const reload: Reload = async (focusOn) => {
     const [profile, stats, goalMap] = await Promise.all([callApi('get-user', {}), callApi('get-stats', {}), callApi('update-goal-status', {})])
     if (!onScreen) return
     const data = { profile, stats, goals: goalMap, today: userToday(profile.timezone, Number(profile.dayStartHour)) }
     drawFigures(figures, stats)
     replaceChildren(activity, [activity.firstChild, heatmap(stats.heatmap, data.today)])
     drawGoals(goals, data, reload)
+    if (focusOn !== undefined) {
+      (goals.querySelector<HTMLElement>(`[data-goal-id="${focusOn}"] .goal-title`) ?? goals.querySelector<HTMLElement>('h2'))?.focus()
+    }
   }
 
   figures.append(el('p', { class: 'loading' }, ['Loading your progress…']))
@@ -33,7 +42,6 @@ export const showProgress: Screen = (container) => {
 }
 
 function drawFigures (section: HTMLElement, stats: Stats): void {
-  const figure = (label: string, value: string, id: string) => el('div', { class: 'figure' }, [el('dt', {}, [label]), el('dd', { id }, [value])])
   replaceChildren(section, [
     section.firstChild,
     el('dl', { class: 'figures' }, [
@@ -48,7 +56,7 @@ function drawFigures (section: HTMLElement, stats: Stats): void {
   ])
 }
 
-function drawGoals (section: HTMLElement, data: ProgressData, reload: () => Promise<void>): void {
+function drawGoals (section: HTMLElement, data: ProgressData, reload: Reload): void {
   const entries = Object.entries(data.goals)
   // goals still running first, then the soonest end date
   entries.sort(([, a], [, b]) => Number(b.status === 'in progress') - Number(a.status === 'in progress') ||
@@ -67,16 +75,26 @@ function dayNumber (date: string): number {
   return day === null ? 0 : Date.UTC(day.year, day.month - 1, day.day)
 }
 
+const XP_PER_REVIEW = 10
+
 /** How far a goal has come: done and target, in its own unit. */
-function goalProgress (goal: Goal, totalXp: number): { done: number, target: number, text: string } {
+function goalProgress (goal: Goal, data: ProgressData): { done: number, target: number, text: string } {
   if ('cards_to_revise' in goal.data) {
     const done = Number(goal.data.cards_revised_so_far)
     const target = Number(goal.data.cards_to_revise)
     return { done, target, text: `${done} of ${plural(target, 'card')} revised` }
   }
-  // the XP gained since the goal was set is what counts toward it
+  // As the service counts it: the XP of every review from the goal's start day (reviews
+  // earlier that day included) through its end day, none after. get-stats' heatmap gives
+  // the reviews per day in the user's calendar, at 10 XP each (it reaches back a year).
   const target = Number(goal.data.goal_xp)
-  const done = Math.max(0, totalXp - Number(goal.data.starting_xp))
+  const from = dayNumber(goal.data.start_date)
+  const until = Math.min(dayNumber(goal.end_date), dayNumber(serviceDate(data.today)))
+  let done = 0
+  for (const [date, reviews] of Object.entries(data.stats.heatmap)) {
+    const day = dayNumber(date)
+    if (day >= from && day <= until) done += Number(reviews) * XP_PER_REVIEW
+  }
   return { done, target, text: `${done} of ${target} XP gained` }
 }
 
@@ -88,15 +106,17 @@ function statusText (goal: Goal): string {
   return goal.status === 'completed' ? 'Completed' : 'In progress'
 }
 
-function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: () => Promise<void>): HTMLElement {
-  const progress = goalProgress(goal, Number(data.stats.total_xp))
+function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: Reload): HTMLElement {
+  const progress = goalProgress(goal, data)
   const end = fromServiceDate(goal.end_date)
   const item = el('li', { class: `goal goal-${goal.status.replace(' ', '-')}`, 'data-goal-id': goalID })
   const progressId = `goal-progress-${goalID}`
-  const showGoal = () => {
+  /** Shows the goal; after an edit left unsaved, the focus goes back to its Edit button. */
+  const showGoal = (focusEdit = false) => {
+    const edit = goal.status === 'in progress' && button('Edit', editGoal, { 'aria-label': `Edit goal: ${goal.title}` })
     replaceChildren(item, [
       el('div', { class: 'goal-head' }, [
-        el('h3', { class: 'goal-title' }, [goal.title]),
+        el('h3', { class: 'goal-title', tabindex: -1 }, [goal.title]),
         el('span', { class: 'goal-status' }, [statusText(goal)])
       ]),
       el('progress', { max: Math.max(1, progress.target), value: Math.min(progress.done, progress.target), 'aria-labelledby': progressId }),
@@ -105,23 +125,24 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: () =>
       ]),
       el('div', { class: 'button-row' }, [
         // completed and failed are final: the service refuses to edit them
-        goal.status === 'in progress' && button('Edit', editGoal, { 'aria-label': `Edit goal: ${goal.title}` }),
+        edit,
         confirmButton('Delete', `Delete the goal "${goal.title}"?`, (yes) => {
           act(yes, async () => {
             await callApi('delete-goal', { goalID })
             showNotice('Goal deleted.')
-            await reload()
+            await reload(null)
           })
         }, { 'aria-label': `Delete goal: ${goal.title}` })
       ])
     ])
+    if (focusEdit && edit !== false) edit.focus()
   }
   const editGoal = () => {
     const target = el('input', { type: 'number', min: 1, max: 1000000, step: 1, required: true, value: progress.target })
     const endDate = el('input', { type: 'date', required: true, min: inputDate(data.today), value: end === null ? '' : inputDate(end) })
-    const cancel = button('Cancel', showGoal)
+    const cancel = button('Cancel', () => { showGoal(true) })
     replaceChildren(item, [
-      el('h3', { class: 'goal-title' }, [goal.title]),
+      el('h3', { class: 'goal-title', tabindex: -1 }, [goal.title]),
       actionForm({ class: 'inline-form' }, [
         field(goal.type === 'Card' ? 'Cards to revise' : 'XP to gain', target),
         field('By', endDate),
@@ -131,7 +152,7 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: () =>
         if (day === null) throw new Error('Choose the day the goal ends.')
         await callApi('edit-goal', { goalID, target: Number(target.value), end_date: serviceDate(day) })
         showNotice('Goal saved.')
-        await reload()
+        await reload(goalID)
       })
     ])
     target.focus()
@@ -140,7 +161,7 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: () =>
   return item
 }
 
-function createGoalForm (data: ProgressData, reload: () => Promise<void>): HTMLFormElement {
+function createGoalForm (data: ProgressData, reload: Reload): HTMLFormElement {
   const type = el('select', {}, [el('option', { value: 'Card' }, ['Cards to revise']), el('option', { value: 'XP' }, ['XP to gain'])])
   const target = el('input', { type: 'number', min: 1, max: 1000000, step: 1, required: true, value: 50 })
   // a week is a reasonable first horizon; any day from today on is allowed
@@ -154,6 +175,6 @@ function createGoalForm (data: ProgressData, reload: () => Promise<void>): HTMLF
     if (day === null) throw new Error('Choose the day the goal ends.')
     const created = await callApi('create-goal', { type: type.value as GoalType, target: Number(target.value), end_date: serviceDate(day) })
     showNotice(`Goal created: ${created.goal.title}.`)
-    await reload()
+    await reload(created.goalID)
   })
 }

@@ -5,9 +5,9 @@
 // again / hard / good / easy, U undoes the last answer.
 import { ApiError, callApi } from '../api.js'
 import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
-import { button, el, isTyping, plural, replaceChildren } from '../dom.js'
+import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
-import { reportFailure, showNotice } from '../messages.js'
+import { clearError, reportFailure, showNotice } from '../messages.js'
 import { loadStudyCard, loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
 import type { Screen } from './screen.js'
 
@@ -25,7 +25,7 @@ interface Answer {
 }
 
 /** One sitting: the cards still to see and the answers given, latest last (for undo). */
-class StudySession {
+class StudySitting {
   phase: 'loading' | 'front' | 'back' | 'done' | 'failed' = 'loading'
   queue: StudyCard[] = []
   current: StudyCard | undefined
@@ -63,36 +63,67 @@ class StudySession {
     this.preview = undefined
     this.phase = this.current === undefined ? 'done' : 'front'
   }
+
+  /**
+   * Studies `cards`, today's cards as the service has them now. A card answered in this
+   * sitting comes back only within the learn-ahead window, as it would after its answer;
+   * `shown`, the card on show before, stays in front if it is still there.
+   */
+  refill (cards: StudyCard[], shown: StudyCard | undefined): void {
+    const now = Date.now()
+    const answered = new Set(this.answers.map((answer) => answer.card.cardID))
+    this.queue = cards.filter((card) => !answered.has(card.cardID) || card.dueAt - now <= LEARN_AHEAD_MS)
+    const at = shown === undefined ? -1 : this.queue.findIndex((card) => card.cardID === shown.cardID)
+    const [again] = at === -1 ? [] : this.queue.splice(at, 1)
+    if (again === undefined) {
+      this.takeNext()
+      return
+    }
+    // a retry key the service has not confirmed stays with its card, so that answer counts once
+    this.current = { ...again, reviewID: shown?.reviewID }
+    this.preview = undefined
+    this.phase = 'front'
+  }
 }
 
-// Kept while the user visits other screens, so that coming back resumes the sitting.
-let session: StudySession | undefined
+// The sitting under way, kept while the user visits other screens so that coming back
+// resumes it (not to be confused with the login Session of session.ts).
+let currentSitting: StudySitting | undefined
 
-export const showStudy: Screen = (container, { session: signedIn }) => {
-  if (session?.userID !== signedIn.userID || session.phase === 'done' || session.phase === 'failed') {
-    session = new StudySession(signedIn.userID)
+export const showStudy: Screen = (container, { session }) => {
+  if (currentSitting?.userID !== session.userID || currentSitting.phase === 'done') {
+    currentSitting = new StudySitting(session.userID)
   }
-  const sitting = session
+  const sitting = currentSitting
   const heading = el('h1', { tabindex: -1 }, ['Study'])
   const status = el('p', { class: 'study-status', id: 'study-status' })
   const stage = el('div', { class: 'study-stage', id: 'study-stage' })
-  container.append(el('div', { class: 'study-screen' }, [heading, status, stage,
+  // what changes on the stage, said in words; it stays while the stage is redrawn below it
+  const announcer = el('p', { class: 'visually-hidden', id: 'study-announcer', 'aria-live': 'polite' })
+  container.append(el('div', { class: 'study-screen' }, [heading, status, announcer, stage,
     el('p', { class: 'hint shortcut-help' }, [
       el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
       el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
       el('span', {}, [el('kbd', {}, ['U']), ' undo'])
     ])]))
 
-  sitting.redraw = (moveFocus = true) => { render(sitting, status, stage, actions, moveFocus) }
+  sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer }, actions, moveFocus) }
 
+  /**
+   * Reads today's cards and studies them. Also when the user comes back to a sitting:
+   * cards may have been edited, deleted or added and settings changed meanwhile, so the
+   * queue is read again; the answers and XP so far stay. Never while an answer or an
+   * undo is on its way: its card must not be replaced under it.
+   */
   const start = () => {
-    if (sitting.loading) return
+    if (sitting.loading || sitting.sending) return
     sitting.loading = true
+    const shown = sitting.current
     sitting.phase = 'loading'
     sitting.redraw(false)
     loadTodayCards().then((cards) => {
-      sitting.queue = cards
-      sitting.takeNext()
+      clearError()
+      sitting.refill(cards, shown)
       sitting.redraw()
     }, (error: unknown) => {
       sitting.phase = 'failed'
@@ -109,6 +140,7 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
     // the intervals are asked for when the back is shown, as the card stands now
     callApi('preview-review', { flashcardID: card.flashcardID, cardID: card.cardID }).then((preview) => {
       if (sitting.current !== card || sitting.phase !== 'back') return
+      clearError()
       sitting.preview = preview
       fillIntervals(preview)
     }, (error: unknown) => {
@@ -124,6 +156,7 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
     card.reviewID ??= newReviewID()
     callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID: card.reviewID })
       .then((review) => {
+        clearError()
         sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
         sitting.totalXp = review.total_xp
         const dueAt = Date.parse(review.due)
@@ -150,6 +183,7 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
     // the service takes back the user's latest review, whether this sitting made it or not
     // (a reload, another device); the card comes back from the flashcard undo-review names
     callApi('undo-review', {}).then(async (undone) => {
+      clearError()
       sitting.totalXp = undone.total_xp
       const at = sitting.answers.map((answer) => answer.card.cardID).lastIndexOf(undone.cardID)
       const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
@@ -186,8 +220,8 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
       showAnswer()
       return
     }
-    const rating = RATINGS[Number(event.key) - 1]
-    if (/^[1-4]$/.test(event.key) && rating !== undefined) {
+    const rating = /^[1-4]$/.test(event.key) ? RATINGS[Number(event.key) - 1] : undefined
+    if (rating !== undefined) {
       event.preventDefault()
       answer(rating)
     } else if (event.key === 'u' || event.key === 'U') {
@@ -197,8 +231,9 @@ export const showStudy: Screen = (container, { session: signedIn }) => {
   }
   document.addEventListener('keydown', onKey)
 
-  if (sitting.phase === 'loading' && !sitting.loading) start()
-  else sitting.redraw(false)
+  // back on this screen: the sitting goes on with today's cards as they are now
+  if (sitting.loading || sitting.sending) sitting.redraw(false)
+  else start()
 
   return () => {
     sitting.redraw = () => {}
@@ -213,7 +248,14 @@ interface Actions {
   start: () => void
 }
 
-function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement, actions: Actions, moveFocus: boolean): void {
+interface StudyElements {
+  status: HTMLElement
+  stage: HTMLElement
+  announcer: HTMLElement
+}
+
+function render (sitting: StudySitting, { status, stage, announcer }: StudyElements, actions: Actions, moveFocus: boolean): void {
+  announce(announcer, sitting)
   const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
   status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
@@ -229,8 +271,10 @@ function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement,
     case 'failed':
       replaceChildren(stage, [
         el('p', {}, ["Today's cards could not be loaded."]),
-        button('Try again', actions.start, { class: 'primary' })
+        button('Try again', actions.start, { class: 'primary', id: 'try-again' })
       ])
+      // the button pressed is gone: the focus goes on to the one that can set it right
+      focusIfLost(stage.querySelector<HTMLElement>('#try-again'))
       return
     case 'done': {
       replaceChildren(stage, [endOfSession(sitting, actions), undoButton])
@@ -266,7 +310,7 @@ function render (sitting: StudySession, status: HTMLElement, stage: HTMLElement,
 }
 
 function cardView (card: StudyCard, showBack: boolean): HTMLElement {
-  return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Card', 'aria-live': 'polite' }, [
+  return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Card' }, [
     el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])]),
     el('div', { class: 'card-face card-front', id: 'card-front' }, [
       el('h2', { class: 'face-label' }, ['Front']),
@@ -288,11 +332,22 @@ function fillIntervals (preview: ReviewPreview): void {
 
 /** While an answer or an undo is on its way, its buttons cannot be pressed again. */
 function setAnswering (sending: boolean): void {
-  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #undo-button')) control.disabled = sending
+  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #undo-button, #check-more')) control.disabled = sending
   document.getElementById('study-stage')?.setAttribute('aria-busy', String(sending))
 }
 
-function endOfSession (sitting: StudySession, actions: Actions): HTMLElement {
+/** Says what the stage now shows: a card's front or back, or the end of the sitting. */
+function announce (announcer: HTMLElement, sitting: StudySitting): void {
+  const card = sitting.current
+  let words = ''
+  if (sitting.phase === 'done') words = sitting.answers.length === 0 ? 'Nothing to study right now.' : 'Session complete.'
+  else if (sitting.phase === 'front' && card !== undefined) words = `Front: ${card.front}`
+  else if (sitting.phase === 'back' && card !== undefined) words = `Back: ${card.back === '' ? '(no back)' : card.back}`
+  // the same words again would be read again
+  if (announcer.textContent !== words) announcer.textContent = words
+}
+
+function endOfSession (sitting: StudySitting, actions: Actions): HTMLElement {
   const nothingStudied = sitting.answers.length === 0
   return el('section', { class: 'panel session-end', id: 'session-end', 'aria-labelledby': 'session-end-heading' }, [
     el('h2', { id: 'session-end-heading', tabindex: -1 }, [nothingStudied ? 'Nothing to study right now' : 'Session complete']),
@@ -305,15 +360,11 @@ function endOfSession (sitting: StudySession, actions: Actions): HTMLElement {
         figure('Total XP', sitting.totalXp ?? '–', 'total-xp')
       ]),
     el('div', { class: 'button-row' }, [
-      button('Check for more cards', actions.start, { class: 'primary' }),
+      button('Check for more cards', actions.start, { class: 'primary', id: 'check-more', disabled: sitting.sending }),
       el('a', { href: '#/progress', class: 'button-link' }, ['See your progress']),
       el('a', { href: '#/library', class: 'button-link' }, ['Go to the library'])
     ])
   ])
-}
-
-function figure (label: string, value: string, id: string): HTMLElement {
-  return el('div', { class: 'figure' }, [el('dt', {}, [label]), el('dd', { id }, [value])])
 }
 
 /** The card for another showing: a new answer to it gets a new retry key. */
