@@ -25,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js'
+import type { FolderNode } from '../src/domain/library-tree.js'
 import { freePort } from './bench/processes.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -341,10 +342,24 @@ async function checkDatabase (mongodbUrl: string, users: Array<{ userID: string,
     const idsIn = async (collection: string, userID: string, ids: readonly string[]): Promise<Set<string>> => new Set(
       (await db.collection<{ _id: string }>(collection).find({ userID, _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray()).map((document) => document._id)
     )
+    /** The ids of every folder and of every flashcard in the user's stored tree. */
+    const treeIDs = async (userID: string): Promise<{ folders: Set<string>, flashcards: Set<string> }> => {
+      const found = { folders: new Set<string>(), flashcards: new Set<string>() }
+      const visit = (folders: readonly FolderNode[]): void => {
+        for (const folder of folders) {
+          found.folders.add(folder.id)
+          for (const flashcard of folder.flashcards) found.flashcards.add(flashcard.id)
+          visit(folder.folders)
+        }
+      }
+      visit((await db.collection<{ _id: string, folders: FolderNode[] }>('trees').findOne({ _id: userID }))?.folders ?? [])
+      return found
+    }
     for (const { userID, acknowledged } of users) {
       const missing = (ids: readonly string[], found: Set<string>): number => ids.filter((id) => !found.has(id)).length
-      lost.folders = (lost.folders ?? 0) + missing(acknowledged.folders, await idsIn('library', userID, acknowledged.folders))
-      lost.flashcards = (lost.flashcards ?? 0) + missing(acknowledged.flashcards, await idsIn('library', userID, acknowledged.flashcards))
+      const stored = await treeIDs(userID)
+      lost.folders = (lost.folders ?? 0) + missing(acknowledged.folders, stored.folders)
+      lost.flashcards = (lost.flashcards ?? 0) + missing(acknowledged.flashcards, stored.flashcards)
       const cardIDs = acknowledged.cards.map((card) => card.cardID)
       lost.cards = (lost.cards ?? 0) + missing(cardIDs, await idsIn('cards', userID, cardIDs))
       lost.goals = (lost.goals ?? 0) + missing(acknowledged.goals, await idsIn('goals', userID, acknowledged.goals))
