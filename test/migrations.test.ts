@@ -4,7 +4,8 @@ import { buildApp } from '../src/app.js'
 import { newId } from '../src/domain/ids.js'
 import { hashPassword } from '../src/domain/passwords.js'
 import { migrate } from '../src/repositories/migrations.js'
-import { databaseOf, post, TEST_SECRET, testDatabaseUrl } from './helpers/app.js'
+import type { FolderNode } from '../src/domain/library-tree.js'
+import { buildTestApp, databaseOf, post, registerUser, TEST_SECRET, testDatabaseUrl } from './helpers/app.js'
 
 /** The library as an earlier version stored it: one record per folder and flashcard, linked to its parent. */
 function oldLibrary (userID: string) {
@@ -99,7 +100,33 @@ test('a library stored one record per folder and flashcard becomes one tree per 
   t.same(await db.collection('trees').find({}).sort({ _id: 1 }).toArray(), before, 'a second run changes nothing')
 })
 
-test('records that cannot be placed keep the old collection, so nothing is lost', async (t) => {
+test('records that lost their place go under a folder "Recovered", counted in the usage; the old collection goes', async (t) => {
+  const url = testDatabaseUrl(import.meta.filename)
+  const client = await MongoClient.connect(url)
+  t.teardown(async () => {
+    await client.db().dropDatabase().catch(() => {})
+    await client.close()
+  })
+  const db = client.db()
+  const userID = newId()
+  await db.collection<{ _id: string, usage: { nodes: number, cards: number, goals: number } }>('users').insertOne({ _id: userID, usage: { nodes: 7, cards: 0, goals: 0 } })
+  const { nodes } = oldLibrary(userID)
+  const orphan = { ...nodes[3], _id: newId(), name: 'Lost', parentID: newId() }
+  await db.collection('library').insertMany([...nodes, orphan] as never[])
+  const logged: string[] = []
+  await migrate(db, (message) => logged.push(message))
+
+  t.equal((await db.listCollections({ name: 'library' }).toArray()).length, 0, 'every record has a place: the old collection is gone')
+  t.match(logged.join('\n'), /1 folders or flashcards had lost their place.*"Recovered"/)
+  const tree = await db.collection<{ _id: string, folders: FolderNode[] }>('trees').findOne({ _id: userID })
+  const recovered = tree?.folders.find((folder) => folder.name === 'Recovered')
+  t.strictSame(recovered?.flashcards.map((flashcard) => [flashcard.id, flashcard.name]), [[orphan._id, 'Lost']], 'the orphan is kept where the user sees it')
+  t.equal(tree?.folders.length, 3, 'beside the two folders it had')
+  const account = await db.collection<{ _id: string, usage: { nodes: number } }>('users').findOne({ _id: userID })
+  t.equal(account?.usage.nodes, 8, 'the usage counts the folder that took it in')
+})
+
+test('a run again never overwrites a tree the service edited since', async (t) => {
   const url = testDatabaseUrl(import.meta.filename)
   const client = await MongoClient.connect(url)
   t.teardown(async () => {
@@ -109,13 +136,58 @@ test('records that cannot be placed keep the old collection, so nothing is lost'
   const db = client.db()
   const userID = newId()
   const { nodes } = oldLibrary(userID)
-  const orphan = { ...nodes[3], _id: newId(), name: 'Lost', parentID: newId() }
-  await db.collection('library').insertMany([...nodes, orphan] as never[])
+  await db.collection('library').insertMany(nodes as never[])
+  await migrate(db, () => {})
+  const trees = db.collection<{ _id: string, version: number, folders: FolderNode[] }>('trees')
+  // the service edits the tree; then the migration runs again (two instances starting together,
+  // or its record removed by hand) while the old records are back
+  await trees.updateOne({ _id: userID }, { $set: { version: 2 }, $push: { folders: { id: newId(), name: 'Made since', folders: [], flashcards: [] } } })
+  const edited = await trees.findOne({ _id: userID })
+  await db.collection('library').insertMany(nodes as never[])
+  await db.collection('migrations').deleteOne({ _id: 'library-to-trees' as never })
+  await migrate(db, () => {})
+  t.strictSame(await trees.findOne({ _id: userID }), edited, 'the edited tree stands')
+})
+
+test('a library too large for one document is left in the old collection, and the others are migrated', async (t) => {
+  const url = testDatabaseUrl(import.meta.filename)
+  const client = await MongoClient.connect(url)
+  t.teardown(async () => {
+    await client.db().dropDatabase().catch(() => {})
+    await client.close()
+  })
+  const db = client.db()
+  const [large, usual] = [newId(), newId()]
+  const top = newId()
+  const description = 'd'.repeat(9000)
+  await db.collection('library').insertMany([
+    { _id: top, userID: large, kind: 'folder', parentID: '', name: 'Everything', ancestors: [] },
+    ...Array.from({ length: 1900 }, (_, index) => ({ _id: newId(), userID: large, kind: 'flashcard', parentID: top, name: `deck ${index}`, ancestors: [top], description })),
+    ...oldLibrary(usual).nodes
+  ] as never[])
   const logged: string[] = []
   await migrate(db, (message) => logged.push(message))
-  t.equal((await db.collection('library').countDocuments()), nodes.length + 1, 'the old records stay')
-  t.match(logged.join('\n'), /1 folders or flashcards had no parent/)
-  const tree = await db.collection('trees').findOne({ _id: userID as never })
-  t.equal(JSON.stringify(tree).includes('"Lost"'), false, 'the orphan is not guessed into a place')
-  t.equal(JSON.stringify(tree).includes('"Verbs"'), true)
+
+  t.equal(await db.collection('library').countDocuments({ userID: large }), 1901, "the large library's records are all kept")
+  t.equal(await db.collection('trees').countDocuments({ _id: large as never }), 0)
+  t.equal(await db.collection('trees').countDocuments({ _id: usual as never }), 1, 'the other user has a tree')
+  t.match(logged.join('\n'), /of 1 users .* too large for one document/)
+})
+
+test('a tree past the size limit (as a migration may leave it) can still shrink, but not grow', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Big'] })
+  const trees = databaseOf(app).collection<{ _id: string, folders: FolderNode[] }>('trees')
+  const tree = await trees.findOne({ _id: user.userID })
+  const decks = Array.from({ length: 12 }, (_, index) => ({ id: newId(), name: `deck ${index}`, description: 'd'.repeat(900 * 1024) }))
+  tree?.folders[0]?.flashcards.push(...decks)
+  await trees.updateOne({ _id: user.userID }, { $set: { folders: tree?.folders } })
+
+  const grown = await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Big', 'More'] })
+  t.equal(grown.statusCode, 409, 'an edit that makes it larger is refused')
+  t.match(grown.json(), { error: /more than 8 MiB/ })
+  const shrunk = await post(app, 'delete-flashcard', { jwtToken: user.jwtToken, flashcardID: decks[0]?.id })
+  t.equal(shrunk.statusCode, 200, 'a deletion that leaves it still past the limit is taken')
+  t.equal((await post(app, 'rename-flashcard', { jwtToken: user.jwtToken, flashcardID: decks[1]?.id, name: 'd1' })).statusCode, 200, 'so is a shorter name')
 })

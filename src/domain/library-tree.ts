@@ -344,12 +344,26 @@ export interface ParentLinkedNode {
   description?: string
 }
 
+/** The top-level folder that takes in records whose place in the earlier storage was lost. */
+export const RECOVERED_FOLDER = 'Recovered'
+
+/** `name`, or `name (2)`, `name (3)`... : the first that none of `taken` has. */
+function freeName (name: string, taken: ReadonlySet<string>): string {
+  let candidate = name
+  for (let n = 2; taken.has(candidate); n++) candidate = `${name} (${n})`
+  return candidate
+}
+
 /**
- * Builds a tree from parent-linked records. A record whose parent is missing,
- * or whose chain of parents loops, cannot be placed: it is counted in
- * `unplaced` rather than guessed at.
+ * Builds a tree from parent-linked records. Every record finds a place: a
+ * record whose parent is missing or is a flashcard, a flashcard at the top,
+ * and a chain of folders whose parents loop, go under a new top-level folder
+ * RECOVERED_FOLDER (its id made by `newId`), where the user can see them and
+ * move or delete them. `recovered` counts the records placed there; the
+ * folder itself exists only when that count is above zero. A name met twice
+ * among one parent's children gets a suffix (" (2)") rather than hiding one.
  */
-export function treeFromNodes (nodes: readonly ParentLinkedNode[]): { tree: LibraryTree, unplaced: number } {
+export function treeFromNodes (nodes: readonly ParentLinkedNode[], newId: () => string = () => ''): { tree: LibraryTree, recovered: number } {
   const folders = new Map<string, FolderNode>()
   const children = new Map<string, ParentLinkedNode[]>()
   for (const node of nodes) {
@@ -358,23 +372,44 @@ export function treeFromNodes (nodes: readonly ParentLinkedNode[]): { tree: Libr
     if (siblings === undefined) children.set(node.parentID, [node])
     else siblings.push(node)
   }
-  const tree = emptyTree()
-  let placed = 0
-  // from the top down: a folder is reached only through its parents, so a loop is never reached
-  const pending: Array<[string, LibraryTree | FolderNode]> = [[TOP_LEVEL, tree]]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [parentID, parent] = next
-    for (const node of children.get(parentID) ?? []) {
-      const folder = node.kind === 'folder' ? folders.get(node._id) : undefined
+  const placed = new Set<string>()
+  const namesIn = new Map<FolderNode | LibraryTree, Set<string>>()
+  /** Puts a record in `parent`, then everything below it, from the top down (so a loop is never walked). */
+  function place (node: ParentLinkedNode, parent: FolderNode | LibraryTree): void {
+    const pending: Array<[ParentLinkedNode, FolderNode | LibraryTree]> = [[node, parent]]
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [record, into] = next
+      if (placed.has(record._id)) continue
+      const folder = record.kind === 'folder' ? folders.get(record._id) : undefined
+      if (folder === undefined && !('flashcards' in into)) continue
+      placed.add(record._id)
+      let taken = namesIn.get(into)
+      if (taken === undefined) namesIn.set(into, taken = new Set())
+      const name = freeName(record.name, taken)
+      taken.add(name)
       if (folder !== undefined) {
-        parent.folders.push(folder)
-        pending.push([node._id, folder])
-        placed += 1
-      } else if (node.kind === 'flashcard' && 'flashcards' in parent) {
-        parent.flashcards.push({ id: node._id, name: node.name, description: node.description ?? '' })
-        placed += 1
+        folder.name = name
+        into.folders.push(folder)
+        // in reverse, so that they are taken in the order given: where two share a name, the first keeps it
+        for (const child of [...(children.get(record._id) ?? [])].reverse()) pending.push([child, folder])
+      } else if ('flashcards' in into) {
+        into.flashcards.push({ id: record._id, name, description: record.description ?? '' })
       }
     }
   }
-  return { tree, unplaced: nodes.length - placed }
+
+  const tree = emptyTree()
+  for (const node of children.get(TOP_LEVEL) ?? []) if (node.kind === 'folder') place(node, tree)
+  const left = nodes.filter((node) => !placed.has(node._id))
+  if (left.length === 0) return { tree, recovered: 0 }
+
+  const recovered: FolderNode = { id: newId(), name: freeName(RECOVERED_FOLDER, new Set(namesOf(tree.folders))), folders: [], flashcards: [] }
+  tree.folders.push(recovered)
+  // first the records whose parent is not a folder waiting for its place, with all below them;
+  // what is left after that hangs in loops: each loop is cut at one of its folders
+  for (const node of left) {
+    if (!(folders.has(node.parentID) && !placed.has(node.parentID))) place(node, recovered)
+  }
+  for (const node of left) place(node, recovered)
+  return { tree, recovered: left.length }
 }

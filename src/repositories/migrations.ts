@@ -1,9 +1,13 @@
-import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb'
-import { nodeCount, treeFromNodes, type ParentLinkedNode } from '../domain/library-tree.js'
+import { BSON, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb'
+import { newId } from '../domain/ids.js'
+import { nodeCount, RECOVERED_FOLDER, treeFromNodes, type ParentLinkedNode } from '../domain/library-tree.js'
 import { activityId, type DayActivityDocument } from './activity.js'
 import type { TreeDocument } from './trees.js'
 
 interface MigrationDocument { _id: string, doneAt: Date }
+
+/** MongoDB's limit on one document, less room for the update that carries it. */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024
 
 /**
  * Brings data written by an earlier version up to what this one reads; each
@@ -46,30 +50,51 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db, log: (message: string) => 
     name: 'library-to-trees',
     run: async (db, log) => {
       const library = db.collection<ParentLinkedNode & { userID: string }>('library')
-      let unplaced = 0
-      await writeInBatches(db.collection<TreeDocument>('trees'), (async function * () {
+      const users = db.collection<{ _id: string }>('users')
+      const trees = db.collection<TreeDocument>('trees')
+      let recovered = 0
+      const recoveredUsers: string[] = []
+      const tooLarge: string[] = []
+      await writeInBatches(trees, (async function * () {
         let userID: string | null = null
         let nodes: ParentLinkedNode[] = []
-        const treeOfUser = (owner: string): AnyBulkWriteOperation<TreeDocument> => {
-          const built = treeFromNodes(nodes)
-          unplaced += built.unplaced
-          // replaced whole: a run cut off half-way writes the same tree again
-          return { replaceOne: { filter: { _id: owner }, replacement: { userID: owner, version: 1, folders: built.tree.folders }, upsert: true } }
+        async function * treeOfUser (owner: string): AsyncGenerator<AnyBulkWriteOperation<TreeDocument>> {
+          const built = treeFromNodes(nodes, newId)
+          const document = { userID: owner, version: 1, folders: built.tree.folders }
+          if (BSON.calculateObjectSize(document) > MAX_DOCUMENT_BYTES) {
+            // kept as it was, for someone to shorten: the service could not store it as one document
+            tooLarge.push(owner)
+            return
+          }
+          if (built.recovered > 0) {
+            recovered += built.recovered
+            recoveredUsers.push(owner)
+          }
+          // only where the user has no tree yet: a run again (cut off, or started twice) never
+          // overwrites a tree the service has edited since
+          yield { updateOne: { filter: { _id: owner }, update: { $setOnInsert: document }, upsert: true } }
         }
         // the old collection's unique index (userID, parentID, name) gives every user's records together
         for await (const node of library.find({}, { sort: { userID: 1, parentID: 1, name: 1 } })) {
           if (node.userID !== userID) {
-            if (userID !== null) yield treeOfUser(userID)
+            if (userID !== null) yield * treeOfUser(userID)
             userID = node.userID
             nodes = []
           }
           nodes.push(node)
         }
-        if (userID !== null) yield treeOfUser(userID)
+        if (userID !== null) yield * treeOfUser(userID)
       })())
-      if (unplaced > 0) {
+      // the folder that took records in counts toward the account's folders and flashcards:
+      // counted from the stored tree, so that a run again counts the same
+      for (const owner of recoveredUsers) {
+        const stored = await trees.findOne({ _id: owner }, { projection: { folders: 1 } })
+        if (stored !== null) await users.updateOne({ _id: owner }, { $set: { 'usage.nodes': nodeCount(stored) } })
+      }
+      if (recovered > 0) log(`migration library-to-trees: ${recovered} folders or flashcards had lost their place (a missing parent, or parents in a loop); they are in a top-level folder "${RECOVERED_FOLDER}" of their owner`)
+      if (tooLarge.length > 0) {
         // never lost: the old records stay for someone to look at
-        log(`migration library-to-trees: ${unplaced} folders or flashcards had no parent to hang from; the collection library is kept`)
+        log(`migration library-to-trees: the folders and flashcards of ${tooLarge.length} users (${tooLarge.slice(0, 10).join(', ')}) are too large for one document: the collection library is kept, with their records`)
         return
       }
       await library.drop().catch((error: unknown) => {

@@ -35,12 +35,18 @@ export function treesRepository (db: Db, session?: ClientSession) {
     /**
      * Writes an edited tree in one update, only over the version it was read
      * at; a concurrent edit (which the user's transaction rules out) makes it
-     * a conflict. A tree past MAX_TREE_BYTES is refused before it is sent.
+     * a conflict. An edit that takes a tree past MAX_TREE_BYTES is refused
+     * before it is sent, unless the tree shrinks: one already past it (as a
+     * migration may leave it) must still let the user delete or shorten.
      */
     async save (userID: string, tree: StoredTree): Promise<void> {
       const document: TreeDocument = { _id: userID, userID, version: tree.version + 1, folders: tree.folders }
-      if (BSON.calculateObjectSize(document) > MAX_TREE_BYTES) {
-        throw new DomainError('conflict', `the library's folders and flashcards would take more than ${MAX_TREE_BYTES / 1024 / 1024} MiB of names and descriptions, the most one account may hold: shorten or delete some first`)
+      const bytes = BSON.calculateObjectSize(document)
+      if (bytes > MAX_TREE_BYTES) {
+        const stored = await trees.findOne({ _id: userID }, { session })
+        if (stored === null || bytes > BSON.calculateObjectSize(stored)) {
+          throw new DomainError('conflict', `the library's folders and flashcards would take more than ${MAX_TREE_BYTES / 1024 / 1024} MiB of names and descriptions, the most one account may hold: shorten or delete some first`)
+        }
       }
       const result = await refusingDuplicates(
         // the first edit creates the document; a concurrent first edit clashes on _id

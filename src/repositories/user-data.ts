@@ -11,7 +11,8 @@ export function userDataRepository (db: Db, session?: ClientSession) {
      * transaction: MongoDB does not list collections inside one.
      */
     async collections (): Promise<string[]> {
-      const names = new Set(Object.keys(INDEXES))
+      // trees has no index of its own to be declared by, and exists only once a tree is saved
+      const names = new Set([...Object.keys(INDEXES), 'trees'])
       for (const info of await db.listCollections({}, { nameOnly: true }).toArray()) {
         if (!info.name.startsWith('system.')) names.add(info.name)
       }

@@ -190,14 +190,15 @@ test('names that mean something to JavaScript come back as plain keys', async t 
   t.ok(tree.includes('"__proto__":{"__proto__":{"cards"'), '__proto__ serialised as a member')
 })
 
-test('folders and flashcards that cannot be placed are skipped', async t => {
+test('records that lost their place go under a top-level folder "Recovered", none left out', async t => {
   const folders = [
     folder(1, 'Home', null),
     folder(2, 'Orphan', 999), // parent does not exist
     folder(3, 'Loop A', 4),
     folder(4, 'Loop B', 3), // 3 -> 4 -> 3
     folder(5, 'Self', 5),
-    folder(6, 'Under loop', 3)
+    folder(6, 'Under loop', 3),
+    folder(7, 'Recovered', null) // the name is taken: the new folder gets another
   ]
   const flashcards = [
     flashcard(10, 'Kept', 1),
@@ -205,16 +206,32 @@ test('folders and flashcards that cannot be placed are skipped', async t => {
     flashcard(12, 'In loop', 4),
     flashcard(13, 'In self', 5),
     flashcard(14, 'Under loop', 6),
-    flashcard(15, 'No folder', 998)
+    flashcard(15, 'No folder', 998),
+    flashcard(16, 'Top-level flashcard', 0),
+    { ...flashcard(17, 'Top-level flashcard', 0), parentID: TOP_LEVEL }
   ]
-  const cards = [10, 11, 12, 13, 14, 15].map(n => card(n * 10, n)).concat(card(5000, 777))
-  const expected = {
-    Home: {
-      Kept: { cards: { [id(100)]: { last_review: '01/03/2026', review_status: '0.0' } }, flashcardID: id(10), flashcardName: 'Kept' }
+  const cards = [10, 11, 12, 13, 14, 15, 17].map(n => card(n * 10, n)).concat(card(5000, 777))
+  const holding = (n: number, name: string) =>
+    ({ cards: { [id(n * 10)]: { last_review: '01/03/2026', review_status: '0.0' } }, flashcardID: id(n), flashcardName: name })
+
+  const built = treeFromNodes([...folders, ...flashcards], () => id(500))
+  t.equal(built.recovered, 12, 'every record that lost its place is counted')
+  t.same(json(writeTree(built.tree, cards)), {
+    Home: { Kept: holding(10, 'Kept') },
+    'Recovered (2)': {
+      Orphan: { 'In orphan': holding(11, 'In orphan') },
+      'Loop A': { 'Loop B': { 'In loop': holding(12, 'In loop') }, 'Under loop': { 'Under loop': holding(14, 'Under loop') } },
+      Self: { 'In self': holding(13, 'In self') },
+      'No folder': holding(15, 'No folder'),
+      'Top-level flashcard (2)': holding(17, 'Top-level flashcard (2)')
     }
-  }
-  t.same(json(treeOf(folders, flashcards, cards)), expected)
-  t.same(json(treeOf(folders, flashcards, cards, { includeEmpty: true })), expected)
+  }, 'a loop is cut at one of its folders; a name met twice gets a suffix; a card of no flashcard stays out')
+  t.equal(built.tree.folders.find((top) => top.name === 'Recovered (2)')?.id, id(500), 'the new folder has an id of its own')
+  t.equal(json(writeTree(built.tree, [], { includeEmpty: true }))['Top-level flashcard'], undefined, 'no flashcard at the top level')
+
+  const whole = treeFromNodes([folder(1, 'Home', null), flashcard(10, 'Kept', 1)], () => id(500))
+  t.equal(whole.recovered, 0)
+  t.same(whole.tree.folders.map((top) => top.name), ['Home'], 'no such folder when nothing lost its place')
 })
 
 test('members are ordered by name, the same on every machine', async t => {
@@ -264,14 +281,15 @@ test('a card given twice appears once, in its first place, with its last values'
   }
 })
 
-test('a folder and a flashcard sharing a name do not overwrite each other silently', async t => {
+test('a folder and a flashcard sharing a name in the records: neither is hidden, the later one gets a suffix', async t => {
   const tree = json(treeOf(
     [folder(1, 'Top', null), folder(2, 'Same', 1)],
     [flashcard(10, 'Same', 1), flashcard(11, 'Inner', 2)],
     [card(100, 10), card(101, 11)]
   ))
-  t.same(Object.keys(dig(tree, 'Top')), ['Same'])
+  t.same(Object.keys(dig(tree, 'Top')), ['Same', 'Same (2)'])
   t.same(Object.keys(dig(tree, 'Top', 'Same')), ['Inner'], 'the folder keeps the name')
+  t.equal(dig(tree, 'Top', 'Same (2)').flashcardID, id(10), 'the flashcard is there under another')
 })
 
 test('the text is what JSON.stringify writes, however strange the names', async t => {

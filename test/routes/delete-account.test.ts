@@ -98,3 +98,10 @@ test('delete-account', async (t) => {
     t.not(response.json().userID, leaving.userID)
   })
 })
+
+test('the collections an account deletion clears include trees before any tree exists', async (t) => {
+  // a tree saved by a concurrent first edit, after the list was read, must still be cleared
+  const app = await buildTestApp(t, import.meta.filename)
+  t.equal((await databaseOf(app).listCollections({ name: 'trees' }).toArray()).length, 0, 'no tree has been saved yet')
+  t.ok((await app.repositories.userData.collections()).includes('trees'))
+})
