@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb'
+import { MongoClient, type Db } from 'mongodb'
 import { test } from 'tap'
 import { buildApp } from '../src/app.js'
 import { newId } from '../src/domain/ids.js'
@@ -24,6 +24,16 @@ function oldLibrary (userID: string) {
       node(ids.numbers, 'flashcard', ids.spanish, '2024', [ids.languages, ids.spanish])
     ]
   }
+}
+
+/** A database of this test's own, as the old version left it: no app has started on it; dropped when the test ends. */
+async function databaseOfItsOwn (t: { teardown: (fn: () => unknown) => void }): Promise<Db> {
+  const client = await MongoClient.connect(testDatabaseUrl(import.meta.filename))
+  t.teardown(async () => {
+    await client.db().dropDatabase().catch(() => {})
+    await client.close()
+  })
+  return client.db()
 }
 
 test('a library stored one record per folder and flashcard becomes one tree per user at start-up, once', async (t) => {
@@ -101,13 +111,7 @@ test('a library stored one record per folder and flashcard becomes one tree per 
 })
 
 test('records that lost their place go under a folder "Recovered", counted in the usage; the old collection goes', async (t) => {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
+  const db = await databaseOfItsOwn(t)
   const userID = newId()
   await db.collection<{ _id: string, usage: { nodes: number, cards: number, goals: number } }>('users').insertOne({ _id: userID, usage: { nodes: 7, cards: 0, goals: 0 } })
   const { nodes } = oldLibrary(userID)
@@ -127,13 +131,7 @@ test('records that lost their place go under a folder "Recovered", counted in th
 })
 
 test('a run again never overwrites a tree the service edited since', async (t) => {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
+  const db = await databaseOfItsOwn(t)
   const userID = newId()
   const { nodes } = oldLibrary(userID)
   await db.collection('library').insertMany(nodes as never[])
@@ -150,13 +148,7 @@ test('a run again never overwrites a tree the service edited since', async (t) =
 })
 
 test('a library too large for one document is left in the old collection, and the others are migrated', async (t) => {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
+  const db = await databaseOfItsOwn(t)
   const [large, usual] = [newId(), newId()]
   const top = newId()
   const description = 'd'.repeat(9000)
