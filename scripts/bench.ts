@@ -139,7 +139,7 @@ async function seed (database: OpenDatabase, profiles: readonly UserProfile[], l
   const app = await buildApp({
     mongodbUrl: database.url,
     jwtSecret: JWT_SECRET,
-    authRateLimit: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 }
+    attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 }
   })
   try {
     await app.ready()

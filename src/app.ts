@@ -9,7 +9,10 @@ import errors from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
 import studyPage from './plugins/study-page.js'
-import security, { type LoadShedding } from './plugins/security.js'
+import security from './plugins/security.js'
+import loadShedding, { type LoadShedding } from './plugins/load-shedding.js'
+import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './plugins/attempt-limits.js'
+import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './plugins/connections.js'
 import timing from './plugins/timing.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
@@ -25,7 +28,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the service's notion of "now"; tests inject a fixed or moving clock */
     clock: () => Date
-    authRateLimit: AuthRateLimit
     /** what one account may hold */
     quotas: Quotas
     /** what the operations do; routes call these */
@@ -44,34 +46,30 @@ export interface AppConfig {
   clock?: () => Date
   /** browser origins allowed to call the API (CORS); none by default */
   corsOrigins?: readonly string[]
-  /** attempts allowed on login and register per window, per address and per account */
-  authRateLimit?: AuthRateLimit
+  /** attempts allowed on login and register per window, per address and per account; shared by every instance on the database */
+  attemptLimits?: AttemptLimits
+  /** how long a request may take to arrive, and how many connections one address may hold open */
+  connectionLimits?: Partial<ConnectionLimits>
   /** how long to wait on the database before answering 503; defaults in plugins/database.ts */
   databaseTimeouts?: Partial<DatabaseTimeouts>
   /** emit the driver's command events on `databaseClient` (off: they decode every reply twice) */
   monitorCommands?: boolean
   /** what one account may hold; defaults in domain/quotas.ts */
   quotas?: Partial<Quotas>
-  /** when to turn requests away with 503 as overloaded; defaults in plugins/security.ts */
+  /** when to turn requests away with 503 as overloaded; defaults in plugins/load-shedding.ts */
   loadShedding?: Partial<LoadShedding>
 }
 
-export interface AuthRateLimit {
-  perAddress: number
-  perAccount: number
-  windowMs: number
-}
-
-export const DEFAULT_AUTH_RATE_LIMIT: AuthRateLimit = { perAddress: 30, perAccount: 10, windowMs: 60_000 }
-
 /** The whole service as one plugin tree, not yet listening. */
 export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
+  const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits }
   const app = Fastify({
     ...(config.loggerInstance !== undefined ? { loggerInstance: config.loggerInstance } : { logger: config.logger ?? false }),
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
+    // a socket that sends nothing for this long is closed, whatever it is doing
     connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    ...connectionServerOptions(connectionLimits),
     keepAliveTimeout: 5_000,
     pluginTimeout: 60_000,
     return503OnClosing: true,
@@ -81,12 +79,13 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   // every operation takes JSON; anything else is answered 415 rather than parsed as text
   app.removeContentTypeParser('text/plain')
   app.decorate('clock', config.clock ?? (() => new Date()))
-  app.decorate('authRateLimit', config.authRateLimit ?? DEFAULT_AUTH_RATE_LIMIT)
   app.decorate('quotas', { ...DEFAULT_QUOTAS, ...config.quotas })
 
   await app.register(errors)
   await app.register(jsonBody)
-  await app.register(security, { corsOrigins: config.corsOrigins ?? [], loadShedding: config.loadShedding })
+  await app.register(connections, connectionLimits)
+  await app.register(security, { corsOrigins: config.corsOrigins ?? [] })
+  await app.register(loadShedding, config.loadShedding ?? {})
   await app.register(docs)
   await app.register(database, {
     url: config.mongodbUrl,
@@ -94,6 +93,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     monitorCommands: config.monitorCommands,
     processState: config.databaseProcess
   })
+  await app.register(attemptLimits, { limits: config.attemptLimits ?? DEFAULT_ATTEMPT_LIMITS, secret: config.jwtSecret })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
   app.decorate('services', createServices({

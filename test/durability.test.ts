@@ -21,7 +21,7 @@ test('the embedded database killed (SIGKILL) in a burst of writes: restarted, no
     mongodbUrl: `${database.url}/durability`,
     jwtSecret: TEST_SECRET,
     databaseProcess: database.state,
-    authRateLimit: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 }
+    attemptLimits: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 }
   })
   t.teardown(() => app.close())
 

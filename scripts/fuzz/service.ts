@@ -16,7 +16,7 @@ const app = await buildApp({
   mongodbUrl,
   jwtSecret,
   logger: loggerOptions(process.env.LOG_LEVEL ?? 'warn', false),
-  authRateLimit: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 }
+  attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 }
 })
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => { void app.close().then(() => process.exit(0)) })

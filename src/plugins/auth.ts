@@ -134,7 +134,7 @@ export default fp<AuthOptions>(async function auth (app, options) {
     if (account === null) throw new InvalidTokenError()
     request.account = account
   })
-}, { name: 'auth', dependencies: ['database', 'security'] })
+}, { name: 'auth', dependencies: ['database', 'load-shedding'] })
 
 /**
  * Every route of `scope` needs a valid token in its body (401 otherwise),

@@ -6,6 +6,7 @@ import { reviewsRepository, type ReviewsRepository } from './reviews.js'
 import { goalsRepository, type GoalsRepository } from './goals.js'
 import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
+import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 
 /** Every repository: the only code that talks to the database. */
 export interface Repositories {
@@ -16,6 +17,8 @@ export interface Repositories {
   goals: GoalsRepository
   activity: ActivityRepository
   userData: UserDataRepository
+  /** counters shared by every instance; never part of a transaction */
+  attempts: AttemptsRepository
 }
 
 /** Each repository, its calls made in `session` when one is given. */
@@ -27,6 +30,7 @@ export function repositoriesOf (db: Db, session?: ClientSession): Repositories {
     reviews: reviewsRepository(db, session),
     goals: goalsRepository(db, session),
     activity: activityRepository(db, session),
-    userData: userDataRepository(db, session)
+    userData: userDataRepository(db, session),
+    attempts: attemptsRepository(db)
   }
 }

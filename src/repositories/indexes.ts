@@ -25,6 +25,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   goals: [
     { key: { userID: 1, createdAt: 1 }, name: 'user_created' }
+  ],
+  // login and register attempt counters: removed an hour after their window closes
+  attempts: [
+    { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }
   ]
 }
 

@@ -1,6 +1,9 @@
 import type { ClientSession, Db } from 'mongodb'
 import { INDEXES } from './indexes.js'
 
+/** Collections of the service's own, holding nothing of any user. */
+const SERVICE_COLLECTIONS: ReadonlySet<string> = new Set(['attempts', 'migrations'])
+
 /** Everything stored of one user, across collections: what deleting an account removes. */
 export function userDataRepository (db: Db, session?: ClientSession) {
   return {
@@ -16,7 +19,7 @@ export function userDataRepository (db: Db, session?: ClientSession) {
       for (const info of await db.listCollections({}, { nameOnly: true }).toArray()) {
         if (!info.name.startsWith('system.')) names.add(info.name)
       }
-      return [...names]
+      return [...names].filter((name) => !SERVICE_COLLECTIONS.has(name))
     },
 
     /** Removes every document of the user from `collections`, the account last. */

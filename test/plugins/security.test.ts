@@ -44,7 +44,7 @@ test('CORS: no origin is allowed unless configured', async (t) => {
 })
 
 test('login and register are rate-limited per address, with Retry-After', async (t) => {
-  const app = await buildTestApp(t, import.meta.filename, { authRateLimit: { perAddress: 3, perAccount: 100, windowMs: 60_000 } })
+  const app = await buildTestApp(t, import.meta.filename, { attemptLimits: { perAddress: 3, perAccount: 100, windowMs: 60_000 } })
   const statuses: number[] = []
   let limited
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -63,7 +63,7 @@ test('login and register are rate-limited per address, with Retry-After', async 
 })
 
 test('login is limited per account, whatever the address, without locking the owner out', async (t) => {
-  const app = await buildTestApp(t, import.meta.filename, { authRateLimit: { perAddress: 100, perAccount: 3, windowMs: 60_000 } })
+  const app = await buildTestApp(t, import.meta.filename, { attemptLimits: { perAddress: 100, perAccount: 3, windowMs: 60_000 } })
   const attempt = async (email: string, address: string, password: string) => await app.inject({
     method: 'POST', url: '/api/login', remoteAddress: address, payload: { email: email.toUpperCase(), password }
   })

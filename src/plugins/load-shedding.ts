@@ -1,0 +1,117 @@
+import fp from 'fastify-plugin'
+import underPressure from '@fastify/under-pressure'
+import type { FastifyReply } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** takes one of the user's places for requests under way until the answer is sent, or answers 503 when they are all taken */
+    admitUser: (userID: string, reply: FastifyReply) => void
+    /** why an API request would be turned away now (every place taken, the process overloaded), or null: what /health reports */
+    overload: () => string | null
+  }
+}
+
+class OverloadedError extends Error {
+  readonly statusCode = 503
+  constructor (measure: string, value: number | undefined) {
+    super(`overloaded: ${measure}${value === undefined ? '' : ` ${value.toFixed(2)}`} is over its limit`)
+  }
+}
+
+/** When the process counts as overloaded, and what a client turned away is told. */
+export interface LoadShedding {
+  /** mean event-loop delay (ms) over a sample above which requests are turned away */
+  maxEventLoopDelayMs: number
+  /** share of a sample the event loop was busy (0-1) above which requests are turned away; 0: never */
+  maxEventLoopUtilization: number
+  /** how often the load is measured (ms) */
+  sampleIntervalMs: number
+  /** the Retry-After a turned-away client gets (s) */
+  retryAfterSeconds: number
+  /**
+   * API requests under way at once, in all and for one user; past either a
+   * request is turned away at once (503, Retry-After 1) rather than queue on
+   * the database until it times out. A request is under way from the moment
+   * its whole body is in until its answer is sent.
+   */
+  maxInFlight: number
+  maxInFlightPerUser: number
+}
+
+export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
+  maxEventLoopDelayMs: 1000,
+  // off: a loop kept busy serving requests at a good pace is not overloaded, and the
+  // 503s themselves keep it busy while clients send again at once, so a limit on the
+  // busy share turned a saturated service into one that answered almost nothing but 503
+  maxEventLoopUtilization: 0,
+  sampleIntervalMs: 1000,
+  retryAfterSeconds: 5,
+  maxInFlight: 64,
+  maxInFlightPerUser: 16
+}
+
+/**
+ * 503 with Retry-After when the process is overloaded or every place for
+ * requests under way is taken, rather than requests timing out in a queue.
+ *
+ * The places are counted by this instance. They stand for what this
+ * instance can serve at once (its event loop, its pool of database
+ * connections), so they are its own; docs/architecture.md says why the
+ * per-user count is not shared between instances.
+ */
+export default fp<Partial<LoadShedding>>(async function loadShedding (app, options) {
+  const shedding = { ...DEFAULT_LOAD_SHEDDING, ...options }
+
+  // A request holds its place from the moment its body is in (preValidation) until its
+  // answer is sent or its connection closes: a client that sends its headers and then
+  // trickles its body, or nothing, holds no place (plugins/connections.ts times it out).
+  let inFlight = 0
+  const inFlightByUser = new Map<string, number>()
+  const turnAway = (reply: FastifyReply, what: string): never => {
+    void reply.header('retry-after', 1)
+    throw new OverloadedError(what, undefined)
+  }
+  app.addHook('preValidation', async (request, reply) => {
+    if (!request.url.startsWith('/api/')) return
+    if (inFlight >= shedding.maxInFlight) turnAway(reply, `requests under way (${shedding.maxInFlight})`)
+    inFlight += 1
+    reply.raw.once('close', () => { inFlight -= 1 })
+  })
+  app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
+    const held = inFlightByUser.get(userID) ?? 0
+    if (held >= shedding.maxInFlightPerUser) turnAway(reply, `requests under way for one user (${shedding.maxInFlightPerUser})`)
+    inFlightByUser.set(userID, held + 1)
+    reply.raw.once('close', () => {
+      const left = (inFlightByUser.get(userID) ?? 1) - 1
+      if (left === 0) inFlightByUser.delete(userID)
+      else inFlightByUser.set(userID, left)
+    })
+  })
+
+  // The samples taken while the app starts (schemas compiled, plugins loaded) show a busy
+  // event loop that is no sign of overload; pressure counts from the first sample after that.
+  let sheddingFrom = Infinity
+  app.addHook('onReady', async () => { sheddingFrom = Date.now() + 2 * shedding.sampleIntervalMs })
+  await app.register(underPressure, {
+    maxEventLoopDelay: shedding.maxEventLoopDelayMs,
+    maxEventLoopUtilization: shedding.maxEventLoopUtilization,
+    // per sample: the plugin's default adds up the utilisation since start-up, which
+    // after a quiet hour would hide an overload for a long time
+    eventLoopUtilizationMode: 'interval',
+    sampleInterval: shedding.sampleIntervalMs,
+    retryAfter: shedding.retryAfterSeconds,
+    message: 'the service is overloaded; retry shortly',
+    pressureHandler: async (_request, reply, type, value) => {
+      if (Date.now() < sheddingFrom) return
+      void reply.header('retry-after', shedding.retryAfterSeconds)
+      // the error handler answers 503 and logs what was over its limit
+      throw new OverloadedError(type, value)
+    }
+  })
+
+  app.decorate('overload', () => {
+    if (inFlight >= shedding.maxInFlight) return `every place for requests under way (${shedding.maxInFlight}) is taken`
+    if (Date.now() >= sheddingFrom && app.isUnderPressure()) return 'the event loop is over its delay limit'
+    return null
+  })
+}, { name: 'load-shedding' })
