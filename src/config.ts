@@ -33,6 +33,18 @@ export const ConfigSchema = Type.Object({
     default: DEFAULT_CACHE_SIZE,
     description: "the embedded database's WiredTiger cache, e.g. 256M or 2G: the data it keeps in memory; size it for the data"
   }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'a request must arrive whole, headers and body, within this time, or it gets 408 and its connection is closed'
+  }),
+  MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 100,
+    description: 'connections one client address may hold open at once (429 past it); 0 for none, behind a proxy that caps them itself'
+  }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -61,7 +73,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)

@@ -21,7 +21,8 @@ async function main (): Promise<void> {
     databaseTimeouts: { socketMs: config.DATABASE_TIMEOUT_MS },
     databaseProcess: runtime.databaseProcess,
     loggerInstance: logger,
-    corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== '')
+    corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== ''),
+    connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS }
   }).catch(async (error: unknown) => {
     await runtime.stop()
     throw error
