@@ -100,6 +100,8 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
 
   let state: DatabaseProcessState = 'running'
   let stopping = false
+  const stopped = new AbortController()
+  let restarting: Promise<void> = Promise.resolve()
   const first = await launch(options.port ?? 0)
   const address = first.address
   let child = first.child
@@ -118,17 +120,24 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
       state = 'restarting'
       report({ kind: 'exited', code, signal })
       if (Date.now() - startedAt >= policy.stableMs) nextDelayMs = policy.firstDelayMs
-      void restart()
+      restarting = restart()
     })
   }
 
   const restart = async (): Promise<void> => {
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
-      await sleep(nextDelayMs)
+      // stop() cuts the wait short
+      await sleep(nextDelayMs, undefined, { signal: stopped.signal }).catch(() => {})
       nextDelayMs = Math.min(policy.maxDelayMs, nextDelayMs * 2)
       if (stopping) return
       try {
-        ({ child } = await launch(port))
+        const launched = await launch(port)
+        // stop() came while this server was starting, and waits for it to be stopped too
+        if (stopping) {
+          await stopProcess(launched.child)
+          return
+        }
+        child = launched.child
         startedAt = Date.now()
         state = 'running'
         supervise(child)
@@ -138,6 +147,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
         report({ kind: 'restart-failed', attempt, error: error as Error })
       }
     }
+    if (stopping) return
     state = 'failed'
     report({ kind: 'gave-up', attempts: policy.attempts })
   }
@@ -150,6 +160,8 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     stop: async () => {
       stopping = true
       state = 'stopped'
+      stopped.abort()
+      await restarting
       await stopProcess(child)
       await rm(join(dataDir, PID_FILE), { force: true })
       process.off('exit', killOnExit)

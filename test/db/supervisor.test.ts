@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -77,4 +77,25 @@ test('only restarts that fail in a row count: a restart that works resets them; 
   t.equal(count(events, 'restart-failed'), 4 + policy.attempts)
   t.equal(database.state(), 'failed')
   t.equal(database.pid(), undefined, 'no database process')
+})
+
+/** The processes whose command line names `dataDir`: the database servers of that folder. */
+async function serversOf (dataDir: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number)
+  const commandLines = await Promise.all(pids.map(async (pid) => await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')))
+  return pids.filter((_, index) => commandLines[index]?.includes('secantusd-rs') === true && commandLines[index].includes(dataDir))
+}
+
+test('stopped while a restart is starting the server: that server is stopped too', async (t) => {
+  const dataDir = await dataDirOf(t)
+  const database = await startEmbeddedDatabase({ dataDir, restart: { firstDelayMs: 0 } })
+  t.teardown(() => database.stop())
+  const killed = database.pid() as number
+  process.kill(killed, 'SIGKILL')
+  // the restart has started a new server, which is not listening yet
+  const starting = await eventually(async () => (await serversOf(dataDir)).some((pid) => pid !== killed), 10_000, 5)
+  t.ok(starting, 'a restart started a server')
+  await database.stop()
+  t.strictSame(await serversOf(dataDir), [], 'no server runs on the folder once stop() has returned')
+  t.equal(database.state(), 'stopped')
 })
