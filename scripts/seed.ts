@@ -23,7 +23,7 @@ if (config.MONGODB_URL === undefined && await answers(`${base}/health`)) {
 
 const realNow = new Date()
 let now = realNow
-const runtime = await openRuntime(config, { info: (line) => console.error(line), error: (line) => console.error(line) })
+const runtime = await openRuntime(config, { info: (line) => console.error(line), error: (line) => console.error(line), fatal: (line) => console.error(line) })
 const app = await buildApp({ mongodbUrl: runtime.mongodbUrl, jwtSecret: runtime.jwtSecret, clock: () => now })
 try {
   await app.ready()

@@ -17,19 +17,20 @@ export interface Runtime {
 export interface RuntimeLog {
   info: (message: string) => void
   error: (message: string) => void
+  fatal: (message: string) => void
 }
 
 /** How the embedded database's supervision is told in the log. */
-function describe (event: DatabaseProcessEvent): { level: 'info' | 'error', message: string } {
+function describe (event: DatabaseProcessEvent): { level: keyof RuntimeLog, message: string } {
   switch (event.kind) {
     case 'exited':
       return { level: 'error', message: `the embedded database exited unexpectedly (code ${String(event.code)}, signal ${String(event.signal)}): requests get 503 until it is back; restarting it` }
     case 'restarted':
-      return { level: 'info', message: `the embedded database is running again (restart ${event.attempt})` }
+      return { level: 'info', message: `the embedded database is running again (restart attempt ${event.attempt})` }
     case 'restart-failed':
-      return { level: 'error', message: `restart ${event.attempt} of the embedded database failed: ${event.error.message}` }
+      return { level: 'error', message: `restart attempt ${event.attempt} of the embedded database failed: ${event.error.message}` }
     case 'gave-up':
-      return { level: 'error', message: `the embedded database could not be restarted after ${event.attempts} attempts: requests get 503; restart the service` }
+      return { level: 'fatal', message: `the embedded database could not be restarted: ${event.attempts} attempts in a row failed; requests get 503 until the service is started again` }
   }
 }
 
@@ -51,8 +52,10 @@ async function refuseFormerDatabase (dataDir: string): Promise<void> {
  * The database and token secret the configuration asks for: MONGODB_URL with
  * JWT_SECRET, or else the embedded SecantusDB in DATA_DIR with a kept secret.
  * Shared by the server and the scripts so that they see the same data.
+ * `onDatabaseLost` is called when the embedded database has died and cannot
+ * be started again: the caller decides what to do (the server exits).
  */
-export async function openRuntime (config: Config, log: RuntimeLog): Promise<Runtime> {
+export async function openRuntime (config: Config, log: RuntimeLog, onDatabaseLost: () => void = () => {}): Promise<Runtime> {
   if (config.MONGODB_URL !== undefined) {
     if (config.JWT_SECRET === undefined) {
       throw new ConfigError('JWT_SECRET: required when MONGODB_URL is set (at least 32 characters), so that every instance signs tokens alike')
@@ -70,7 +73,9 @@ export async function openRuntime (config: Config, log: RuntimeLog): Promise<Run
     report: (event) => {
       const { level, message } = describe(event)
       log[level](message)
+      if (event.kind === 'gave-up') onDatabaseLost()
     }
   })
+  log.info(`the embedded database listens on ${embedded.url}`)
   return { mongodbUrl: `${embedded.url}/flashcards`, jwtSecret, databaseProcess: embedded.state, stop: embedded.stop }
 }

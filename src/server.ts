@@ -6,6 +6,9 @@ import { ConfigError, loadConfig } from './config.js'
 import { MissingCargoError } from './db/secantus-install.js'
 import { openRuntime } from './runtime.js'
 
+/** How long closing may take, after a signal or a lost database, before the process exits regardless. */
+const CLOSE_GRACE_MS = 10_000
+
 async function main (): Promise<void> {
   const config = loadConfig()
   // one logger for the service and the database it supervises
@@ -13,8 +16,29 @@ async function main (): Promise<void> {
 
   const runtime = await openRuntime(config, {
     info: (message) => logger.info(message),
-    error: (message) => logger.error(message)
-  })
+    error: (message) => logger.error(message),
+    fatal: (message) => logger.fatal(message)
+  }, () => { void exitForLostDatabase() })
+  // once the app is built, closing it stops the runtime too
+  let closeService = async (): Promise<void> => { await runtime.stop() }
+
+  /**
+   * The embedded database cannot be started again, and without it every
+   * request would get 503 until someone restarts the service. The process
+   * exits with an error instead, so that its manager (Docker, systemd)
+   * starts it afresh.
+   */
+  async function exitForLostDatabase (): Promise<void> {
+    logger.fatal('closing the service, which cannot serve without its database, and exiting with code 1 so that its process manager starts it again')
+    setTimeout(() => process.exit(1), CLOSE_GRACE_MS).unref()
+    try {
+      await closeService()
+    } catch (err) {
+      logger.error({ err }, 'closing after the database was lost')
+    }
+    process.exit(1)
+  }
+
   const app = await buildApp({
     mongodbUrl: runtime.mongodbUrl,
     jwtSecret: runtime.jwtSecret,
@@ -28,8 +52,9 @@ async function main (): Promise<void> {
     throw error
   })
   app.addHook('onClose', async () => { await runtime.stop() })
+  closeService = async () => { await app.close() }
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  closeWithGrace({ delay: CLOSE_GRACE_MS }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing: finishing requests in flight')
     await app.close()

@@ -26,7 +26,10 @@ export interface EmbeddedDatabaseOptions {
   port?: number
   /** progress and the database's own warnings */
   log?: (line: string) => void
-  /** the database process died, could not be started again, or came back */
+  /**
+   * the database process died, could not be started again, or came back; after 'gave-up' it is
+   * not started again, and what to do (the server exits) is the caller's choice
+   */
   report?: (event: DatabaseProcessEvent) => void
   startTimeoutMs?: number
   restart?: Partial<RestartPolicy>
@@ -39,14 +42,19 @@ export type DatabaseProcessEvent =
   | { kind: 'gave-up', attempts: number }
 
 export interface RestartPolicy {
-  /** restarts tried in a row before giving up; a server that then runs for `stableMs` resets the count */
+  /**
+   * restart attempts that fail in a row (the server never comes up listening) before giving up;
+   * a restart that succeeds resets the count, so a server that can be started is always started again
+   */
   attempts: number
-  /** the wait before the first restart, doubled before each further one */
+  /** the wait before a restart; it doubles with each further restart, up to `maxDelayMs` */
   firstDelayMs: number
+  maxDelayMs: number
+  /** a server that has run this long is taken as healthy again: its next restart waits `firstDelayMs` */
   stableMs: number
 }
 
-const DEFAULT_RESTART: RestartPolicy = { attempts: 5, firstDelayMs: 100, stableMs: 30_000 }
+export const DEFAULT_RESTART: RestartPolicy = { attempts: 5, firstDelayMs: 100, maxDelayMs: 3000, stableMs: 30_000 }
 export const DEFAULT_CACHE_SIZE = '512M'
 
 const LISTENING = /secantusd-rs listening on (127\.0\.0\.1:\d+)/
@@ -57,7 +65,8 @@ const PID_FILE = 'secantusd.pid'
  * on `dataDir`, on a loopback port, durable on every commit, and keeps it
  * running: if the process dies it is started again on the same folder and
  * port, so the driver's connection string stays valid and the service
- * recovers by itself. It advertises a single-node replica set, so sessions
+ * recovers by itself, as often as it dies. Only when the server cannot be
+ * started again, attempt after attempt, does it give up. It advertises a single-node replica set, so sessions
  * and transactions work.
  */
 export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
@@ -91,12 +100,15 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
 
   let state: DatabaseProcessState = 'running'
   let stopping = false
+  const stopped = new AbortController()
+  let restarting: Promise<void> = Promise.resolve()
   const first = await launch(options.port ?? 0)
   const address = first.address
   let child = first.child
   const port = Number(address.split(':')[1])
   let startedAt = Date.now()
-  let crashesInARow = 0
+  // grows with each restart, and goes back to the first once the server has run for stableMs
+  let nextDelayMs = policy.firstDelayMs
 
   // last resort: never leave the database running after this process is gone
   const killOnExit = (): void => { child.kill('SIGKILL') }
@@ -107,27 +119,35 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
       if (stopping) return
       state = 'restarting'
       report({ kind: 'exited', code, signal })
-      crashesInARow = Date.now() - startedAt >= policy.stableMs ? 1 : crashesInARow + 1
-      void restart()
+      if (Date.now() - startedAt >= policy.stableMs) nextDelayMs = policy.firstDelayMs
+      restarting = restart()
     })
   }
 
   const restart = async (): Promise<void> => {
-    for (let attempt = crashesInARow; attempt <= policy.attempts; attempt++) {
-      await sleep(policy.firstDelayMs * 2 ** (attempt - 1))
+    for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+      // stop() cuts the wait short
+      await sleep(nextDelayMs, undefined, { signal: stopped.signal }).catch(() => {})
+      nextDelayMs = Math.min(policy.maxDelayMs, nextDelayMs * 2)
       if (stopping) return
       try {
-        ({ child } = await launch(port))
+        const launched = await launch(port)
+        // stop() came while this server was starting, and waits for it to be stopped too
+        if (stopping) {
+          await stopProcess(launched.child)
+          return
+        }
+        child = launched.child
         startedAt = Date.now()
         state = 'running'
         supervise(child)
         report({ kind: 'restarted', attempt })
         return
       } catch (error) {
-        crashesInARow = attempt + 1
         report({ kind: 'restart-failed', attempt, error: error as Error })
       }
     }
+    if (stopping) return
     state = 'failed'
     report({ kind: 'gave-up', attempts: policy.attempts })
   }
@@ -140,6 +160,8 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     stop: async () => {
       stopping = true
       state = 'stopped'
+      stopped.abort()
+      await restarting
       await stopProcess(child)
       await rm(join(dataDir, PID_FILE), { force: true })
       process.off('exit', killOnExit)
