@@ -83,8 +83,9 @@ export function namesOf (folders: readonly FolderNode[]): string[] {
   return folders.map((folder) => folder.name)
 }
 
+/** A path as a message shows it: each name quoted, its invisible characters escaped. */
 export function describePath (path: readonly string[]): string {
-  return path.map((name) => JSON.stringify(name)).join(' / ')
+  return path.map(quotedName).join(' / ')
 }
 
 /** The folders and flashcards directly in a folder (or at the top), whatever their kind. */

@@ -120,3 +120,18 @@ test('siblings stored before the rule that already collide are kept, and can be 
   t.same(left.folders[2].folders.map((folder: { name: string }) => folder.name), ['Spanish'])
   t.same(left.folders[2].flashcards.map((flashcard: { flashcardName: string }) => flashcard.flashcardName), ['verbs'])
 })
+
+test('a message quotes a stored name with its invisible characters escaped, so that it reads as it is', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  await ok(app, user, 'create-folder', { path: ['First'] })
+  const folders: FolderNode[] = [{ id: newId(), name: 'Deck\u200b', folders: [], flashcards: [{ id: newId(), name: 'Verbs', description: '' }] }]
+  await databaseOf(app).collection<{ _id: string, folders: FolderNode[] }>('trees').updateOne({ _id: user.userID }, { $set: { folders } })
+  const alike = await call(app, user, 'create-folder', { path: ['deck'] })
+  t.equal(alike.status, 409)
+  t.match(alike.body.error, 'the folder "Deck\\u200b" already there', 'the sibling as stored, its zero-width space shown')
+  t.notOk(alike.body.error.includes('\u200b'))
+  const existing = await call(app, user, 'create-flashcard', { folder: ['Deck\u200b'], flashcardName: 'Verbs', cards: [] })
+  t.equal(existing.status, 409)
+  t.equal(existing.body.error, '"Deck\\u200b" / "Verbs" already exists')
+})
