@@ -142,7 +142,7 @@ test('names per parent: at most MAX_CHILDREN folders and flashcards in a folder,
   t.equal(last.statusCode, 201, 'the thousandth member is taken')
 
   const elsewhere = (await post(app, 'create-folder', { jwtToken, path: ['Elsewhere', 'Movable'] })).json().folderID as string
-  const movable = (await post(app, 'create-flashcard', { jwtToken, folder: ['Elsewhere'], flashcardName: 'movable', cards: [] })).json().flashcardID as string
+  const movable = (await post(app, 'create-flashcard', { jwtToken, folder: ['Elsewhere'], flashcardName: 'movable deck', cards: [] })).json().flashcardID as string
 
   const before = await storedState(app)
   const refused: Array<[string, Record<string, unknown>]> = [

@@ -6,6 +6,7 @@
  */
 import { DomainError } from './errors.js'
 import { MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
+import { comparisonKey, nameProblem, quotedName } from './names.js'
 
 export interface FlashcardNode {
   id: string
@@ -82,8 +83,9 @@ export function namesOf (folders: readonly FolderNode[]): string[] {
   return folders.map((folder) => folder.name)
 }
 
+/** A path as a message shows it: each name quoted, its invisible characters escaped. */
 export function describePath (path: readonly string[]): string {
-  return path.map((name) => JSON.stringify(name)).join(' / ')
+  return path.map(quotedName).join(' / ')
 }
 
 /** The folders and flashcards directly in a folder (or at the top), whatever their kind. */
@@ -91,9 +93,25 @@ function childCount (parent: FolderNode | LibraryTree): number {
   return parent.folders.length + ('flashcards' in parent ? parent.flashcards.length : 0)
 }
 
-function nameIsTaken (parent: FolderNode | LibraryTree, name: string): boolean {
-  return parent.folders.some((folder) => folder.name === name) ||
-    ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name))
+/**
+ * The member of `parent` whose name collides with `name` (compared by
+ * comparisonKey, so "Spanish", "spanish" and "Spanish\u200b" collide), other
+ * than `moving` itself, or null. Only this parent's members are compared, and
+ * a member spelled exactly so is found without working out any key.
+ */
+function sameNamed (parent: FolderNode | LibraryTree, name: string, moving?: FolderNode | FlashcardNode): FolderNode | FlashcardNode | null {
+  const members: Array<FolderNode | FlashcardNode> = 'flashcards' in parent ? [...parent.folders, ...parent.flashcards] : parent.folders
+  const others = members.filter((member) => member !== moving)
+  const exact = others.find((member) => member.name === name)
+  if (exact !== undefined) return exact
+  const key = comparisonKey(name)
+  return others.find((member) => comparisonKey(member.name) === key) ?? null
+}
+
+/** Refuses a name that the rules of names.ts refuse: checked where a name is created or changed, never on names already stored. */
+function checkNewName (name: string): void {
+  const problem = nameProblem(name)
+  if (problem !== null) throw new DomainError('invalid', problem)
 }
 
 /** Refuses one more folder or flashcard in a parent that holds MAX_CHILDREN already. */
@@ -104,8 +122,14 @@ function checkRoom (parent: FolderNode | LibraryTree, path: readonly string[]): 
     : `the folder ${describePath(path)} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
 }
 
-function nameTaken (name: string): DomainError {
-  return new DomainError('conflict', `a folder or flashcard named ${JSON.stringify(name)} is already there; rename one of them first`)
+/** The refusal of `name` where `taken` is already there; it names the one there as it is stored. */
+function nameTaken (name: string, taken: FolderNode | FlashcardNode): DomainError {
+  const kind = 'folders' in taken ? 'folder' : 'flashcard'
+  if (taken.name === name) {
+    return new DomainError('conflict', `a folder or flashcard named ${quotedName(name)} is already there; rename one of them first`)
+  }
+  return new DomainError('conflict', `the name ${quotedName(name)} is too like that of the ${kind} ${quotedName(taken.name)} already there ` +
+    '(names in one folder are compared regardless of case, width and invisible characters): use that one, or choose another name')
 }
 
 /** The folder at `path` (names from the top), or null; a flashcard on the way is not a folder. */
@@ -126,11 +150,15 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
   let folder: FolderNode | undefined
   let added = 0
   for (const [depth, name] of path.entries()) {
+    // an existing folder is found by its exact name, whatever rules came in after it was made
     folder = parent.folders.find((candidate) => candidate.name === name)
     if (folder === undefined) {
       if ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name)) {
         throw new DomainError('conflict', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
       }
+      checkNewName(name)
+      const taken = sameNamed(parent, name)
+      if (taken !== null) throw nameTaken(name, taken)
       checkRoom(parent, path.slice(0, depth))
       folder = { id: newId(), name, folders: [], flashcards: [] }
       parent.folders.push(folder)
@@ -146,23 +174,38 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
 export function addFlashcard (tree: LibraryTree, path: readonly string[], flashcard: FlashcardNode): void {
   const folder = folderAtPath(tree, path)
   if (folder === null) throw new DomainError('not-found', `no folder ${describePath(path)}: create it first with create-folder`)
-  if (nameIsTaken(folder, flashcard.name)) throw new DomainError('conflict', `${describePath([...path, flashcard.name])} already exists`)
+  checkNewName(flashcard.name)
+  const taken = sameNamed(folder, flashcard.name)
+  if (taken?.name === flashcard.name) throw new DomainError('conflict', `${describePath([...path, flashcard.name])} already exists`)
+  if (taken !== null) throw nameTaken(flashcard.name, taken)
   checkRoom(folder, path)
   folder.flashcards.push(flashcard)
+}
+
+/**
+ * Gives a folder or flashcard a new name, unless another member of its folder
+ * has one like it; another spelling of its own name ("spanish" for
+ * "Spanish") is free. Its own name again changes nothing and is never
+ * refused, even where stored siblings already collide.
+ */
+function rename (node: FolderNode | FlashcardNode, parent: FolderNode | LibraryTree, name: string): void {
+  if (node.name === name) return
+  checkNewName(name)
+  const taken = sameNamed(parent, name, node)
+  if (taken !== null) throw nameTaken(name, taken)
+  node.name = name
 }
 
 /** Renames a folder; the path of names to it, renamed. */
 export function renameFolder (tree: LibraryTree, folderID: string, name: string): string[] {
   const { node, above } = folderOf(tree, folderID)
-  if (node.name !== name && nameIsTaken(above.at(-1) ?? tree, name)) throw nameTaken(name)
-  node.name = name
+  rename(node, above.at(-1) ?? tree, name)
   return [...namesOf(above), name]
 }
 
 export function renameFlashcard (tree: LibraryTree, flashcardID: string, name: string): void {
   const { node, above } = flashcardOf(tree, flashcardID)
-  if (node.name !== name && nameIsTaken(above.at(-1) as FolderNode, name)) throw nameTaken(name)
-  node.name = name
+  rename(node, above.at(-1) as FolderNode, name)
 }
 
 /** How many levels of folders a folder holds below itself. */
@@ -197,7 +240,8 @@ export function moveFolder (tree: LibraryTree, folderID: string, parentID: strin
   const from = above.at(-1) ?? tree
   if (from !== parent) {
     checkRoom(parent, parentPath)
-    if (nameIsTaken(parent, folder.name)) throw nameTaken(folder.name)
+    const taken = sameNamed(parent, folder.name)
+    if (taken !== null) throw nameTaken(folder.name, taken)
     detach(from.folders, folderID)
     parent.folders.push(folder)
   }
@@ -212,7 +256,8 @@ export function moveFlashcard (tree: LibraryTree, flashcardID: string, folderID:
   const from = above.at(-1) as FolderNode
   if (from !== target.node) {
     checkRoom(target.node, path)
-    if (nameIsTaken(target.node, flashcard.name)) throw nameTaken(flashcard.name)
+    const taken = sameNamed(target.node, flashcard.name)
+    if (taken !== null) throw nameTaken(flashcard.name, taken)
     detach(from.flashcards, flashcardID)
     target.node.flashcards.push(flashcard)
   }

@@ -6,6 +6,50 @@ class MalformedBodyError extends Error {
   readonly statusCode = 400
 }
 
+class UnsupportedBodyError extends Error {
+  readonly statusCode = 415
+}
+
+/** Labels of UTF-8 that clients send: the standard name and its common alias. */
+const UTF8_LABELS: ReadonlySet<string> = new Set(['utf-8', 'utf8'])
+const MAX_SHOWN_HEADER = 40
+
+/** The charset parameters of a Content-Type header, as sent (a quoted one unquoted). */
+function charsetsOf (contentType: string): string[] {
+  return contentType.split(';').slice(1).flatMap((parameter) => {
+    const equals = parameter.indexOf('=')
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') return []
+    const value = parameter.slice(equals + 1).trim()
+    return [/^".*"$/.test(value) ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value]
+  })
+}
+
+/** A header value as a message quotes it: short, in JSON string syntax. */
+function shownHeader (value: string): string {
+  return JSON.stringify(value.length > MAX_SHOWN_HEADER ? `${value.slice(0, MAX_SHOWN_HEADER)}...` : value)
+}
+
+/**
+ * Why the headers of an API request announce a body this service cannot
+ * read as it is, or null. The body is read as UTF-8 whatever it declares,
+ * and never decompressed: a body declared in another charset would be
+ * stored misread (latin-1 "CafÃ©" as "Café"), and a compressed one would be
+ * parsed as its raw bytes.
+ */
+function unreadableBodyProblem (headers: { 'content-type'?: string, 'content-encoding'?: string }): string | null {
+  const other = charsetsOf(headers['content-type'] ?? '').find((charset) => !UTF8_LABELS.has(charset.toLowerCase()))
+  if (other !== undefined) {
+    return `the body is declared as charset ${shownHeader(other)}, but the service reads JSON as UTF-8 only: ` +
+      'encode it as UTF-8 and send Content-Type: application/json (or application/json; charset=utf-8)'
+  }
+  const encodings = (headers['content-encoding'] ?? '').split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '')
+  if (encodings.some((coding) => coding !== 'identity')) {
+    return `the body is declared as compressed (Content-Encoding ${shownHeader(headers['content-encoding'] ?? '')}), ` +
+      'but the service takes uncompressed bodies only: send the JSON as it is, without a Content-Encoding header'
+  }
+  return null
+}
+
 /** A JSON escape of a surrogate (\ud800-\udfff): the only way a parsed body can hold an unpaired one. */
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/
 /** In a `u` regex a surrogate pair is one code point, so only an unpaired half matches. */
@@ -107,7 +151,8 @@ function normaliseStrings (body: unknown): void {
  * would not round-trip, "a\ud800" and "a\udc00" would clash as one name, and
  * two such passwords would hash alike. Such a body is answered 400 instead,
  * as is one with a mistyped field that validation would coerce. Every text
- * is stored NFC-normalised.
+ * is stored NFC-normalised. A body declared in a charset other than UTF-8,
+ * or compressed, is answered 415 before it is read.
  */
 export default fp(async function jsonBody (app) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -128,6 +173,13 @@ export default fp(async function jsonBody (app) {
       if (MAYBE_NOT_ASCII.test(text)) normaliseStrings(body)
       done(null, body)
     })
+  })
+
+  // preParsing: before the body is read, but after the security headers are set (onRequest), so the 415 has them too
+  app.addHook('preParsing', async (request: FastifyRequest) => {
+    if (!request.url.startsWith('/api/')) return
+    const problem = unreadableBodyProblem(request.headers)
+    if (problem !== null) throw new UnsupportedBodyError(problem)
   })
 
   // before Ajv validates (and coerces) the body against the route's schema

@@ -130,10 +130,18 @@ export function usersRepository (db: Db, session?: ClientSession) {
       await users.updateOne({ _id: userID, knownAddresses: { $ne: address } }, { $push: { knownAddresses: { $each: [address], $slice: -kept } } }, inSession)
     },
 
-    /** Starts a new token generation (and sets a new password hash, if given); the new generation, or null when the account is gone. */
-    async newTokenGeneration (userID: string, passwordHash?: string): Promise<number | null> {
+    /**
+     * Starts a new token generation (and sets a new password hash, if given),
+     * only while the account is still in generation `from`, the one the
+     * request's token was issued in (an account without one is in 0). Of two
+     * requests made with one token at once, only the first changes anything.
+     * The new generation, or null when the account is in another generation
+     * already or is gone.
+     */
+    async newTokenGeneration (userID: string, from: number, passwordHash?: string): Promise<number | null> {
       const user = await users.findOneAndUpdate(
-        { _id: userID },
+        // generation 0: the field is 0 or not there yet (generations only grow)
+        { _id: userID, tokenGeneration: from === 0 ? { $not: { $gt: 0 } } : from },
         { $inc: { tokenGeneration: 1 }, ...(passwordHash === undefined ? {} : { $set: { passwordHash } }) },
         after
       )

@@ -59,13 +59,14 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/logout-everywhere', {
     schema: {
       summary: 'End every token of the account, this one included',
-      description: 'Every token issued before this call stops working at once, on every device; log in again for a new one.',
+      description: 'Every token issued before this call stops working at once, on every device; log in again for a new one. ' +
+        'If another request (a logout-everywhere or change-password with a token of the same generation) ended them meanwhile, this call changes nothing more and still answers loggedOut.',
       tags: ['account'],
       body: TokenBody,
       response: { 200: LoggedOut }
     }
   }, async (request) => {
-    await accounts.logoutEverywhere(request.account._id)
+    await accounts.logoutEverywhere(request.account)
     request.log.info({ userID: request.account._id }, 'logged out everywhere')
     return { loggedOut: 'true' as const }
   })
@@ -73,10 +74,11 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/change-password', {
     schema: {
       summary: 'Change the password, after asking for the current one; every earlier token stops working',
-      description: 'Answers a fresh token for this device; every token issued before, on any device, stops working at once.',
+      description: 'Answers a fresh token for this device; every token issued before, on any device, stops working at once. ' +
+        'Of two changes made at once with one token, the first is kept and the second answers 409, changing nothing.',
       tags: ['account'],
       body: ChangePasswordBody,
-      response: { 200: Session }
+      response: { 200: Session, ...refusals(409) }
     }
   }, async (request) => {
     const owner = await accounts.changePassword(request.account, request.body.password, request.body.newPassword)

@@ -16,8 +16,9 @@ export function Count (options: { minimum?: number, maximum?: number, descriptio
 
 /**
  * The error statuses any operation can answer: a malformed body (400), one past
- * the body size limit (413) or not sent as JSON (415), an internal failure (500),
- * an outage or overload (503); and 401, for a bad token, on those that take one.
+ * the body size limit (413) or not sent as uncompressed UTF-8 JSON (415), an
+ * internal failure (500), an outage or overload (503); and 401, for a bad
+ * token, on those that take one.
  * Added to every operation's responses in one place (app.ts); an operation
  * declares the others it answers with `refusals`.
  */

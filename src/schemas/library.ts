@@ -8,7 +8,9 @@ export const Name = Type.String({
   minLength: 1,
   maxLength: MAX_NAME_LENGTH,
   pattern: NAME_PATTERN,
-  description: `1-${MAX_NAME_LENGTH} characters, no control characters; not cards, flashcardID or flashcardName`
+  description: `1-${MAX_NAME_LENGTH} characters with a visible one; no control, bidirectional-control or invisible characters (a zero-width joiner ` +
+    'between two visible characters and a variation selector right after one excepted), no U+2028 or U+2029; not cards, flashcardID or flashcardName; ' +
+    'not alike to a sibling\'s name regardless of case, width and invisible characters'
 })
 
 export const FolderPath = Type.Array(Name, {

@@ -105,17 +105,32 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
       return profileOf(updated)
     },
 
-    /** Starts a new token generation: every token issued before stops working. */
-    async logoutEverywhere (userID: string): Promise<void> {
-      if (await repositories.users.newTokenGeneration(userID) === null) throw new InvalidTokenError()
+    /**
+     * Starts a new token generation: every token of the account's generation
+     * (the one `account`, as read for this request, is in) stops working. If
+     * another request started a new generation meanwhile, the tokens this call
+     * ends are ended already: it changes nothing more, and hands out nothing.
+     */
+    async logoutEverywhere (account: UserDocument): Promise<void> {
+      if (await repositories.users.newTokenGeneration(account._id, account.tokenGeneration ?? 0) !== null) return
+      if (await repositories.users.findById(account._id) === null) throw new InvalidTokenError()
     },
 
-    /** Sets a new password after checking the current one, and starts a new token generation. */
+    /**
+     * Sets a new password after checking the current one, and starts a new
+     * token generation, only from the generation `account` was read in: of two
+     * changes made at once with one token, the first is kept whole (its
+     * password, its token) and the second is refused with 409, changing nothing.
+     */
     async changePassword (account: UserDocument, password: string, newPassword: string): Promise<SessionOwner> {
       if (!await verifyPassword(password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
-      const generation = await repositories.users.newTokenGeneration(account._id, await hashPassword(newPassword))
-      if (generation === null) throw new InvalidTokenError()
-      return { userID: account._id, generation }
+      const generation = await repositories.users.newTokenGeneration(account._id, account.tokenGeneration ?? 0, await hashPassword(newPassword))
+      if (generation !== null) return { userID: account._id, generation }
+      const now = await repositories.users.findById(account._id)
+      if (now === null) throw new InvalidTokenError()
+      throw new RequestError(409, now.passwordHash !== account.passwordHash
+        ? 'the password was changed by another request meanwhile, and this change was not made: log in again with the new password'
+        : 'every session was logged out by another request meanwhile, and the password was not changed: log in again and change it then')
     },
 
     async deleteAccount (account: UserDocument, password: string): Promise<void> {

@@ -3,7 +3,6 @@ import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
   removeFolder, renameFlashcard, renameFolder, treeJson, type FolderNode, type LibraryTree
 } from '../domain/library-tree.js'
-import { checkNames } from '../domain/names.js'
 import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
 import type { CardDocument } from '../repositories/cards.js'
@@ -74,7 +73,6 @@ export function libraryService (context: ServiceContext) {
   return {
     /** Creates a folder with any missing parents; 409 when it exists already. */
     async createFolder (userID: string, path: readonly string[]) {
-      checkNames(path)
       const { folder, created } = await editTree(userID, async (tree, { users }) => {
         const made = createFolderPath(tree, path, newId)
         await useQuota(context, users, userID, { nodes: made.added })
@@ -87,7 +85,6 @@ export function libraryService (context: ServiceContext) {
     /** Creates a flashcard and its cards in an existing folder: all or nothing. */
     async createFlashcard (userID: string, flashcard: NewFlashcard) {
       const { folder, flashcardName, description, cards } = flashcard
-      checkNames([...folder, flashcardName])
       const now = context.clock()
       const flashcardID = newId()
       const documents = newCards(userID, flashcardID, cards, now)
@@ -100,7 +97,6 @@ export function libraryService (context: ServiceContext) {
     },
 
     async renameFolder (userID: string, folderID: string, name: string) {
-      checkNames([name])
       const path = await editTree(userID, (tree) => renameFolder(tree, folderID, name))
       return { folderID, path }
     },
@@ -127,7 +123,6 @@ export function libraryService (context: ServiceContext) {
     },
 
     async renameFlashcard (userID: string, flashcardID: string, name: string) {
-      checkNames([name])
       await editTree(userID, (tree) => { renameFlashcard(tree, flashcardID, name) })
       return { flashcardID, flashcardName: name }
     },

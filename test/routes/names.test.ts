@@ -2,6 +2,11 @@ import { test } from 'tap'
 import { storedState } from '../helpers/stored.js'
 import { buildTestApp, post, registerUser } from '../helpers/app.js'
 
+/** A name as an ASCII-only label: a raw U+2028 would break the TAP output's lines. */
+function shown (name: string): string {
+  return JSON.stringify(name).replace(/[^\x20-\x7e]/gu, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`)
+}
+
 test('names are compared and stored in one spelling (NFC) and must read as what they are', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app)
@@ -41,7 +46,51 @@ test('names are compared and stored in one spelling (NFC) and must read as what 
     t.equal(await storedState(app), before)
     const quoted = (await post(app, 'create-folder', { jwtToken, path: ['evil\u202Egnp.exe'] })).json().error as string
     t.ok(quoted.includes('"evil\\u202egnp.exe"') && !quoted.includes('\u202E'), `the message shows the control escaped, not acting: ${quoted}`)
-    t.equal((await post(app, 'create-folder', { jwtToken, path: ['x\u200By'] })).statusCode, 201, 'a zero-width character beside visible ones is allowed')
+  })
+
+  await t.test('invisible characters, blank symbols and line separators are refused in folder and flashcard names, and nothing is stored', async (t) => {
+    const before = await storedState(app)
+    for (const [name, problem] of [
+      ['x\u200By', /invisible character U\+200B/],
+      ['a\u200B', /invisible character U\+200B/],
+      ['a\u2060b', /invisible character U\+2060/],
+      ['\uFEFFa', /invisible character U\+FEFF/],
+      ['so\u00ADft', /invisible character U\+00AD/],
+      ['a\uFE0F\uFE0F', /invisible character U\+FE0F/],
+      ['a\u200D', /invisible character U\+200D/],
+      ['\u2800', /no visible character/],
+      ['\u2800\u2800\u2800', /no visible character/],
+      ['\u115F\u1160\uFFA0', /no visible character/],
+      ['\u180E', /no visible character/],
+      ['\u2000\u2005\u200A', /no visible character/],
+      ['\u{1D159}', /no visible character/],
+      ['\u{1D173}\u{1D17A}', /no visible character/],
+      ['\u2028', /line or paragraph separator/],
+      ['line\u2028break', /line or paragraph separator/],
+      ['para\u2029graph', /line or paragraph separator/]
+    ] as const) {
+      const folder = await post(app, 'create-folder', { jwtToken, path: [name] })
+      t.equal(folder.statusCode, 400, shown(name))
+      t.match(folder.json().error, problem, shown(name))
+      const nested = await post(app, 'create-folder', { jwtToken, path: ['café', name] })
+      t.equal(nested.statusCode, 400, `nested ${shown(name)}`)
+      const flashcard = await post(app, 'create-flashcard', { jwtToken, folder: ['café'], flashcardName: name, cards: [{ front: 'q', back: 'a' }] })
+      t.equal(flashcard.statusCode, 400, `flashcard ${shown(name)}`)
+      t.match(flashcard.json().error, problem, `flashcard ${shown(name)}`)
+    }
+    t.equal(await storedState(app), before)
+  })
+
+  await t.test('joiners and variation selectors where writing needs them are kept as written', async (t) => {
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'
+    const persian = '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645'
+    const heart = '\u2764\uFE0F'
+    const created = await post(app, 'create-folder', { jwtToken, path: [family, heart] })
+    t.equal(created.statusCode, 201, created.body)
+    const flashcard = await post(app, 'create-flashcard', { jwtToken, folder: [family, heart], flashcardName: persian, cards: [] })
+    t.equal(flashcard.statusCode, 201, flashcard.body)
+    const tree = (await post(app, 'get-all-cards', { jwtToken })).json()
+    t.same(Object.keys(tree[family][heart]), [persian], 'stored and found as written')
   })
 
   await t.test('displayName and email refuse control characters', async (t) => {
