@@ -1,8 +1,10 @@
 /**
  * A user's folder tree, as it is stored: one nested value per user, folders
  * holding folders and flashcards, every name a value (never a key). The edits
- * below change a tree in place and refuse what the rules forbid; the caller
- * reads the tree, edits it and writes it back in one guarded update.
+ * below change a tree in place and refuse what the rules forbid. Each edit
+ * also records what it changed, and where, in the tree's change log when it
+ * has one: the caller reads the tree, edits it, and writes only those changes
+ * back, in one update guarded by the version the tree was read at.
  */
 import { DomainError } from './errors.js'
 import { MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
@@ -24,6 +26,89 @@ export interface FolderNode {
 export interface LibraryTree {
   /** the top-level folders; flashcards always sit in a folder */
   folders: FolderNode[]
+  /**
+   * When present, the tree is shared with readers (a version kept in memory)
+   * and edited as a copy: an edit copies the lists and folders on the way to
+   * what it changes (the rest stays shared) and records each change. Without
+   * it, edits change the tree in place.
+   */
+  edit?: TreeEditLog
+}
+
+export interface TreeEditLog {
+  /** what the edits changed, in order */
+  changes: TreeChange[]
+  /** the lists and folders already copied by this edit, which it may change */
+  owned: WeakSet<object>
+}
+
+/** A log for editing `tree` as a copy (see LibraryTree.edit). */
+export function editLog (): TreeEditLog {
+  return { changes: [], owned: new WeakSet() }
+}
+
+/**
+ * A list of the stored tree: the top-level folders, or the folders or the
+ * flashcards of a folder. `folders` gives the positions, from the top, of the
+ * folders leading to it, as they are in the tree as read: a change names
+ * places as they were before any change, so that they can be written over
+ * the version read.
+ */
+export interface ListPlace {
+  folders: readonly number[]
+  list: 'folders' | 'flashcards'
+}
+
+/** One change an edit made, at the places it made it. */
+export type TreeChange =
+  | { kind: 'rename', in: ListPlace, index: number, name: string, was: string }
+  /** `index`: the list's length as read, where the node now is */
+  | { kind: 'append', to: ListPlace, index: number, node: FolderNode | FlashcardNode }
+  | { kind: 'remove', from: ListPlace, node: FolderNode | FlashcardNode }
+
+function record (tree: LibraryTree, change: TreeChange): void {
+  tree.edit?.changes.push(change)
+}
+
+/**
+ * The list at `place`, to be changed: with an edit log, it and every list
+ * and folder on the way to it are copied first (once), so that a tree shared
+ * with readers never changes under them. Every list an edit changes is asked
+ * for before any is changed: positions are those of the tree as read.
+ */
+function listToChange (tree: LibraryTree, place: ListPlace): Array<FolderNode | FlashcardNode> {
+  const owned = tree.edit?.owned
+  if (owned === undefined) return listAt(tree, place)
+  const own = <T>(array: T[]): T[] => {
+    if (owned.has(array)) return array
+    const copy = [...array]
+    owned.add(copy)
+    return copy
+  }
+  tree.folders = own(tree.folders)
+  let list = tree.folders
+  let holder: FolderNode | null = null
+  for (const index of place.folders) {
+    let folder = list[index] as FolderNode
+    if (!owned.has(folder)) {
+      folder = { ...folder }
+      owned.add(folder)
+      list[index] = folder
+    }
+    folder.folders = own(folder.folders)
+    holder = folder
+    list = folder.folders
+  }
+  if (place.list === 'folders' || holder === null) return list
+  holder.flashcards = own(holder.flashcards)
+  return holder.flashcards
+}
+
+/** The list `place` names, in `tree`. */
+export function listAt (tree: LibraryTree, place: ListPlace): Array<FolderNode | FlashcardNode> {
+  let folder: FolderNode | LibraryTree = tree
+  for (const index of place.folders) folder = folder.folders[index] as FolderNode
+  return place.list === 'folders' || !('flashcards' in folder) ? folder.folders : folder.flashcards
 }
 
 /** The parent of a top-level folder, where an operation names a parent. */
@@ -33,25 +118,30 @@ export function emptyTree (): LibraryTree {
   return { folders: [] }
 }
 
-/** Where a folder or flashcard sits: the folders above it, from the top. */
+/** Where a folder or flashcard sits: the folders above it, from the top, and its place among its siblings. */
 interface Located<T> {
   node: T
   /** the folders from the top down to the one holding the node (empty for a top-level folder) */
   above: FolderNode[]
+  /** the list that holds the node */
+  place: ListPlace
+  /** its position in that list */
+  index: number
 }
 
-function walk (folders: readonly FolderNode[], above: FolderNode[], visit: (folder: FolderNode, above: FolderNode[]) => boolean): boolean {
-  for (const folder of folders) {
-    if (visit(folder, above)) return true
-    if (walk(folder.folders, [...above, folder], visit)) return true
+/** Visits every folder, from the top down, with the folders above it and its position: true from `visit` stops the walk. */
+function walk (folders: readonly FolderNode[], above: FolderNode[], at: number[], visit: (folder: FolderNode, above: FolderNode[], at: number[], index: number) => boolean): boolean {
+  for (const [index, folder] of folders.entries()) {
+    if (visit(folder, above, at, index)) return true
+    if (walk(folder.folders, [...above, folder], [...at, index], visit)) return true
   }
   return false
 }
 
 export function locateFolder (tree: LibraryTree, folderID: string): Located<FolderNode> | null {
   let found: Located<FolderNode> | null = null
-  walk(tree.folders, [], (folder, above) => {
-    if (folder.id === folderID) found = { node: folder, above }
+  walk(tree.folders, [], [], (folder, above, at, index) => {
+    if (folder.id === folderID) found = { node: folder, above, place: { folders: at, list: 'folders' }, index }
     return found !== null
   })
   return found
@@ -59,9 +149,11 @@ export function locateFolder (tree: LibraryTree, folderID: string): Located<Fold
 
 export function locateFlashcard (tree: LibraryTree, flashcardID: string): Located<FlashcardNode> | null {
   let found: Located<FlashcardNode> | null = null
-  walk(tree.folders, [], (folder, above) => {
-    const flashcard = folder.flashcards.find((candidate) => candidate.id === flashcardID)
-    if (flashcard !== undefined) found = { node: flashcard, above: [...above, folder] }
+  walk(tree.folders, [], [], (folder, above, at, folderIndex) => {
+    const index = folder.flashcards.findIndex((candidate) => candidate.id === flashcardID)
+    if (index !== -1) {
+      found = { node: folder.flashcards[index] as FlashcardNode, above: [...above, folder], place: { folders: [...at, folderIndex], list: 'flashcards' }, index }
+    }
     return found !== null
   })
   return found
@@ -134,14 +226,22 @@ function nameTaken (name: string, taken: FolderNode | FlashcardNode): DomainErro
 
 /** The folder at `path` (names from the top), or null; a flashcard on the way is not a folder. */
 export function folderAtPath (tree: LibraryTree, path: readonly string[]): FolderNode | null {
+  return placeOfPath(tree, path)?.folder ?? null
+}
+
+/** The folder at `path` with the positions of the folders leading to it, itself included; null when there is none. */
+function placeOfPath (tree: LibraryTree, path: readonly string[]): { folder: FolderNode, at: number[] } | null {
   let parent: LibraryTree | FolderNode = tree
   let folder: FolderNode | null = null
+  const at: number[] = []
   for (const name of path) {
-    folder = parent.folders.find((candidate) => candidate.name === name) ?? null
-    if (folder === null) return null
+    const index = parent.folders.findIndex((candidate) => candidate.name === name)
+    if (index === -1) return null
+    folder = parent.folders[index] as FolderNode
+    at.push(index)
     parent = folder
   }
-  return folder
+  return folder === null ? null : { folder, at }
 }
 
 /** Creates the folders of `path` that are missing. `created` says whether the last one is new. */
@@ -149,9 +249,11 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
   let parent: LibraryTree | FolderNode = tree
   let folder: FolderNode | undefined
   let added = 0
+  const at: number[] = []
   for (const [depth, name] of path.entries()) {
     // an existing folder is found by its exact name, whatever rules came in after it was made
-    folder = parent.folders.find((candidate) => candidate.name === name)
+    const index: number = parent.folders.findIndex((candidate) => candidate.name === name)
+    folder = parent.folders[index]
     if (folder === undefined) {
       if ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name)) {
         throw new DomainError('conflict', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
@@ -161,9 +263,18 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
       if (taken !== null) throw nameTaken(name, taken)
       checkRoom(parent, path.slice(0, depth))
       folder = { id: newId(), name, folders: [], flashcards: [] }
-      parent.folders.push(folder)
+      if (added === 0) {
+        // the first folder made holds the others: it alone is a change to the tree as read
+        const place: ListPlace = { folders: [...at], list: 'folders' }
+        const list = listToChange(tree, place)
+        record(tree, { kind: 'append', to: place, index: list.length, node: folder })
+        list.push(folder)
+      } else {
+        parent.folders.push(folder)
+      }
       added += 1
     }
+    at.push(index === -1 ? parent.folders.length - 1 : index)
     parent = folder
   }
   if (folder === undefined) throw new DomainError('invalid', 'a folder path names at least one folder')
@@ -172,14 +283,18 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
 
 /** Puts a new flashcard in the existing folder at `path`. */
 export function addFlashcard (tree: LibraryTree, path: readonly string[], flashcard: FlashcardNode): void {
-  const folder = folderAtPath(tree, path)
-  if (folder === null) throw new DomainError('not-found', `no folder ${describePath(path)}: create it first with create-folder`)
+  const found = placeOfPath(tree, path)
+  if (found === null) throw new DomainError('not-found', `no folder ${describePath(path)}: create it first with create-folder`)
+  const { folder, at } = found
   checkNewName(flashcard.name)
   const taken = sameNamed(folder, flashcard.name)
   if (taken?.name === flashcard.name) throw new DomainError('conflict', `${describePath([...path, flashcard.name])} already exists`)
   if (taken !== null) throw nameTaken(flashcard.name, taken)
   checkRoom(folder, path)
-  folder.flashcards.push(flashcard)
+  const place: ListPlace = { folders: at, list: 'flashcards' }
+  const list = listToChange(tree, place)
+  record(tree, { kind: 'append', to: place, index: list.length, node: flashcard })
+  list.push(flashcard)
 }
 
 /**
@@ -188,24 +303,24 @@ export function addFlashcard (tree: LibraryTree, path: readonly string[], flashc
  * "Spanish") is free. Its own name again changes nothing and is never
  * refused, even where stored siblings already collide.
  */
-function rename (node: FolderNode | FlashcardNode, parent: FolderNode | LibraryTree, name: string): void {
+function rename (tree: LibraryTree, { node, above, place, index }: Located<FolderNode | FlashcardNode>, name: string): void {
   if (node.name === name) return
   checkNewName(name)
-  const taken = sameNamed(parent, name, node)
+  const taken = sameNamed(above.at(-1) ?? tree, name, node)
   if (taken !== null) throw nameTaken(name, taken)
-  node.name = name
+  listToChange(tree, place)[index] = { ...node, name }
+  record(tree, { kind: 'rename', in: place, index, name, was: node.name })
 }
 
 /** Renames a folder; the path of names to it, renamed. */
 export function renameFolder (tree: LibraryTree, folderID: string, name: string): string[] {
-  const { node, above } = folderOf(tree, folderID)
-  rename(node, above.at(-1) ?? tree, name)
-  return [...namesOf(above), name]
+  const located = folderOf(tree, folderID)
+  rename(tree, located, name)
+  return [...namesOf(located.above), name]
 }
 
 export function renameFlashcard (tree: LibraryTree, flashcardID: string, name: string): void {
-  const { node, above } = flashcardOf(tree, flashcardID)
-  rename(node, above.at(-1) as FolderNode, name)
+  rename(tree, flashcardOf(tree, flashcardID), name)
 }
 
 /** How many levels of folders a folder holds below itself. */
@@ -222,15 +337,17 @@ function detach<T extends { id: string }> (siblings: T[], id: string): void {
  * (TOP_LEVEL); never into itself or below itself. The folder's new path.
  */
 export function moveFolder (tree: LibraryTree, folderID: string, parentID: string): string[] {
-  const { node: folder, above } = folderOf(tree, folderID)
+  const { node: folder, above, place } = folderOf(tree, folderID)
   let parent: LibraryTree | FolderNode = tree
   let parentPath: string[] = []
+  let into: ListPlace = { folders: [], list: 'folders' }
   if (parentID !== TOP_LEVEL) {
     if (parentID === folderID) throw new DomainError('invalid', 'a folder cannot be moved into itself')
     const target = folderOf(tree, parentID)
     if (target.above.includes(folder)) throw new DomainError('invalid', 'a folder cannot be moved into one of its own subfolders')
     parent = target.node
     parentPath = [...namesOf(target.above), target.node.name]
+    into = { folders: [...target.place.folders, target.index], list: 'folders' }
   }
   // every folder stays reachable by a path create-flashcard and create-folder accept
   const depth = parentPath.length + 1 + levelsBelow(folder)
@@ -242,15 +359,18 @@ export function moveFolder (tree: LibraryTree, folderID: string, parentID: strin
     checkRoom(parent, parentPath)
     const taken = sameNamed(parent, folder.name)
     if (taken !== null) throw nameTaken(folder.name, taken)
-    detach(from.folders, folderID)
-    parent.folders.push(folder)
+    const [fromList, intoList] = [listToChange(tree, place), listToChange(tree, into)]
+    record(tree, { kind: 'remove', from: place, node: folder })
+    record(tree, { kind: 'append', to: into, index: intoList.length, node: folder })
+    detach(fromList, folderID)
+    intoList.push(folder)
   }
   return [...parentPath, folder.name]
 }
 
 /** Moves a flashcard, with its cards, into another folder. The folder's path. */
 export function moveFlashcard (tree: LibraryTree, flashcardID: string, folderID: string): string[] {
-  const { node: flashcard, above } = flashcardOf(tree, flashcardID)
+  const { node: flashcard, above, place } = flashcardOf(tree, flashcardID)
   const target = folderOf(tree, folderID)
   const path = [...namesOf(target.above), target.node.name]
   const from = above.at(-1) as FolderNode
@@ -258,8 +378,12 @@ export function moveFlashcard (tree: LibraryTree, flashcardID: string, folderID:
     checkRoom(target.node, path)
     const taken = sameNamed(target.node, flashcard.name)
     if (taken !== null) throw nameTaken(flashcard.name, taken)
-    detach(from.flashcards, flashcardID)
-    target.node.flashcards.push(flashcard)
+    const into: ListPlace = { folders: [...target.place.folders, target.index], list: 'flashcards' }
+    const [fromList, intoList] = [listToChange(tree, place), listToChange(tree, into)]
+    record(tree, { kind: 'remove', from: place, node: flashcard })
+    record(tree, { kind: 'append', to: into, index: intoList.length, node: flashcard })
+    detach(fromList, flashcardID)
+    intoList.push(flashcard)
   }
   return path
 }
@@ -267,7 +391,7 @@ export function moveFlashcard (tree: LibraryTree, flashcardID: string, folderID:
 /** Every flashcard id at or below the folders given. */
 export function flashcardIDsIn (folders: readonly FolderNode[]): string[] {
   const ids: string[] = []
-  walk(folders, [], (folder) => {
+  walk(folders, [], [], (folder) => {
     for (const flashcard of folder.flashcards) ids.push(flashcard.id)
     return false
   })
@@ -277,20 +401,22 @@ export function flashcardIDsIn (folders: readonly FolderNode[]): string[] {
 /** Counts folders at or below the folders given. */
 function folderCount (folders: readonly FolderNode[]): number {
   let count = 0
-  walk(folders, [], () => { count += 1; return false })
+  walk(folders, [], [], () => { count += 1; return false })
   return count
 }
 
 /** Takes a folder out, with everything in it: what went, so its cards can go too. */
 export function removeFolder (tree: LibraryTree, folderID: string): { folders: number, flashcardIDs: string[] } {
-  const { node, above } = folderOf(tree, folderID)
-  detach((above.at(-1) ?? tree).folders, folderID)
+  const { node, place } = folderOf(tree, folderID)
+  detach(listToChange(tree, place), folderID)
+  record(tree, { kind: 'remove', from: place, node })
   return { folders: folderCount([node]), flashcardIDs: flashcardIDsIn([node]) }
 }
 
 export function removeFlashcard (tree: LibraryTree, flashcardID: string): void {
-  const { above } = flashcardOf(tree, flashcardID)
-  detach((above.at(-1) as FolderNode).flashcards, flashcardID)
+  const { node, place } = flashcardOf(tree, flashcardID)
+  detach(listToChange(tree, place), flashcardID)
+  record(tree, { kind: 'remove', from: place, node })
 }
 
 /** A flashcard with the names of the folders above it, or a 404 refusal. */
@@ -302,7 +428,7 @@ export function flashcardWithPath (tree: LibraryTree, flashcardID: string): { fl
 /** The folders and flashcards of a tree, together. */
 export function nodeCount (tree: LibraryTree): number {
   let count = 0
-  walk(tree.folders, [], (folder) => { count += 1 + folder.flashcards.length; return false })
+  walk(tree.folders, [], [], (folder) => { count += 1 + folder.flashcards.length; return false })
   return count
 }
 

@@ -7,7 +7,7 @@ import { isDatabaseUnavailable } from './errors.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { migrate } from '../repositories/migrations.js'
-import { repositoriesOf, type Repositories } from '../repositories/index.js'
+import { repositoriesOf, repositoryCaches, type RepositoryCaches, type Repositories } from '../repositories/index.js'
 import { InvalidTokenError, RequestError } from '../errors.js'
 
 declare module 'fastify' {
@@ -168,7 +168,7 @@ async function checkTransactions (db: Db): Promise<void> {
  * of waiting: once the time allowed for the last error's kind has passed,
  * the attempt stops before touching the database.
  */
-async function inTransaction<T> (client: MongoClient, db: Db, timeouts: DatabaseTimeouts, work: (repositories: Repositories) => Promise<T>): Promise<T> {
+async function inTransaction<T> (client: MongoClient, db: Db, caches: RepositoryCaches, timeouts: DatabaseTimeouts, work: (repositories: Repositories) => Promise<T>): Promise<T> {
   const session = client.startSession()
   const startedAt = Date.now()
   let lastError: MongoError | null = null
@@ -181,7 +181,7 @@ async function inTransaction<T> (client: MongoClient, db: Db, timeouts: Database
         }
       }
       try {
-        return await work(repositoriesOf(db, session))
+        return await work(repositoriesOf(db, session, caches))
       } catch (error) {
         if (error instanceof MongoError) lastError = error
         throw error
@@ -189,6 +189,28 @@ async function inTransaction<T> (client: MongoClient, db: Db, timeouts: Database
     })
   } finally {
     await session.endSession()
+  }
+}
+
+/**
+ * Runs one user's transactions of this instance one after another. They
+ * would conflict on the account anyway (userTransaction writes it first),
+ * and a conflict runs the loser again from the start, after a wait: a burst
+ * of one user's edits is served sooner in turn than by retries. Another
+ * instance's transactions still conflict, and are run again as before.
+ */
+function userQueues () {
+  const last = new Map<string, Promise<unknown>>()
+  return async <T>(userID: string, work: () => Promise<T>): Promise<T> => {
+    const previous = last.get(userID) ?? Promise.resolve()
+    const mine = previous.then(work, work)
+    const settled = mine.then(() => {}, () => {})
+    last.set(userID, settled)
+    try {
+      return await mine
+    } finally {
+      if (last.get(userID) === settled) last.delete(userID)
+    }
   }
 }
 
@@ -224,14 +246,16 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     throw error
   }
 
+  const caches = repositoryCaches()
+  const oneAfterAnother = userQueues()
   app.decorate('databaseClient', client)
-  app.decorate('repositories', repositoriesOf(db))
-  app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, timeouts, work))
+  app.decorate('repositories', repositoriesOf(db, undefined, caches))
+  app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, caches, timeouts, work))
   app.decorate('userTransaction', async <T>(userID: string, work: (repositories: Repositories) => Promise<T>): Promise<T> =>
-    await inTransaction(client, db, timeouts, async (repositories) => {
+    await oneAfterAnother(userID, async () => await inTransaction(client, db, caches, timeouts, async (repositories) => {
       if (!await repositories.users.lockForWrite(userID)) throw new InvalidTokenError()
       return await work(repositories)
-    }))
+    })))
 
   const processState = options.processState
   if (processState !== undefined) {

@@ -7,6 +7,7 @@ import { goalsRepository, type GoalsRepository } from './goals.js'
 import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
+import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
 export interface Repositories {
@@ -21,11 +22,20 @@ export interface Repositories {
   attempts: AttemptsRepository
 }
 
-/** Each repository, its calls made in `session` when one is given. */
-export function repositoriesOf (db: Db, session?: ClientSession): Repositories {
+/** What the repositories of one instance keep between requests. */
+export interface RepositoryCaches {
+  trees: TreeCache
+}
+
+export function repositoryCaches (): RepositoryCaches {
+  return { trees: treeCache() }
+}
+
+/** Each repository, its calls made in `session` when one is given; `caches` are the instance's (see tree-cache.ts). */
+export function repositoriesOf (db: Db, session?: ClientSession, caches: RepositoryCaches = repositoryCaches()): Repositories {
   return {
     users: usersRepository(db, session),
-    trees: treesRepository(db, session),
+    trees: treesRepository(db, session, caches.trees),
     cards: cardsRepository(db, session),
     reviews: reviewsRepository(db, session),
     goals: goalsRepository(db, session),

@@ -56,18 +56,21 @@ function noCard (flashcardID: string, cardID: string): RequestError {
  */
 export function libraryService (context: ServiceContext) {
   /**
-   * Reads the user's tree, lets `edit` change it, and writes it back unless
-   * the edit changed nothing (a move to where it is, a rename to its own
-   * name), so that such a request leaves the stored data as it was.
+   * Reads the user's tree, lets `edit` change it, and writes back what the
+   * edit changed, in the user's transaction. An edit that changed nothing (a
+   * move to where it is, a rename to its own name) writes nothing, so that
+   * such a request leaves the stored data as it was. Once committed, the
+   * edited tree is the stored one, and the next request need not read it.
    */
   async function editTree<T> (userID: string, edit: (tree: LibraryTree, repositories: Repositories) => Promise<T> | T): Promise<T> {
-    return await context.userTransaction(userID, async (repositories) => {
-      const tree = await repositories.trees.read(userID)
-      const before = JSON.stringify(tree.folders)
+    const { result, tree } = await context.userTransaction(userID, async (repositories) => {
+      const tree = await repositories.trees.openForEdit(userID)
       const result = await edit(tree, repositories)
-      if (JSON.stringify(tree.folders) !== before) await repositories.trees.save(userID, tree)
-      return result
+      await repositories.trees.save(userID, tree)
+      return { result, tree }
     })
+    context.repositories.trees.committed(userID, tree)
+    return result
   }
 
   return {
