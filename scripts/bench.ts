@@ -23,14 +23,17 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { MongoClient, type Db } from 'mongodb'
+import { BSON, MongoClient, type Db } from 'mongodb'
 import { buildApp } from '../src/app.js'
 import { DEFAULT_CACHE_SIZE, startEmbeddedDatabase } from '../src/db/embedded.js'
 import { SECANTUS_VERSION } from '../src/db/secantus-install.js'
 import type { CardDocument } from '../src/repositories/cards.js'
+import type { TreeDocument } from '../src/repositories/trees.js'
+import type { FolderNode } from '../src/domain/library-tree.js'
 import { cardsIn, JWT_SECRET, withDatabase } from './bench/common.js'
 import { benchUsers, BIG_USER, DATA_DAYS_VALID, DATA_VERSION, expectedTodayCards, MARKER_COLLECTION, PASSWORD, seedUsers, SMALL_USER, type SeedResult, type UserProfile } from './bench/data.js'
 import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.js'
+import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
@@ -379,6 +382,80 @@ async function measureService (data: BenchData): Promise<ServiceFigures> {
   return { startupMs: service.startupMs, todayBig, todaySmall, todaySmallEmpty, review, goals, allCards, load, overload, memory }
 }
 
+/** Libraries of 1,000 and 20,000 folders and flashcards, on a database of their own, each edit and read measured through HTTP. */
+async function measureLibraries (): Promise<LibraryFigures[] | string> {
+  progress(`Libraries of ${LIBRARY_SIZES.map((size) => size.toLocaleString('en')).join(' and ')} folders and flashcards, on a database of their own`)
+  const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-libraries-'))
+  const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
+  const name = `flashcard_bench_libraries_${randomBytes(4).toString('hex')}`
+  const database = await openDatabase(dataDir, name)
+  const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  try {
+    const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
+    await app.ready()
+    // the creates (warm-up and measured) fill each library to its size
+    await seedLibraries(app, database.db, WARMUP + SAMPLES)
+    await app.close()
+    // each tree's size as stored, by its number of folders and flashcards once full
+    const bytes = new Map<number, number>()
+    for (const document of await database.db.collection<TreeDocument>('trees').find().toArray()) {
+      bytes.set(countNodes(document.folders) + WARMUP + SAMPLES, BSON.calculateObjectSize(document))
+    }
+    if (MONGODB_URL === undefined) await database.close()
+    const service = await startMeasuredService(dataDir, name, 'service with the large libraries')
+    const figures: LibraryFigures[] = []
+    for (const size of LIBRARY_SIZES) {
+      progress(`  ${size.toLocaleString('en')} folders and flashcards (a tree of ${((bytes.get(size) ?? 0) / 1024 / 1024).toFixed(2)} MB)`)
+      const measured = await measureLibrary(service.origin, size, bytes.get(size) ?? 0, SAMPLES, WARMUP)
+      progress(`    create ${median(measured.create).toFixed(1)} ms, rename ${median(measured.rename).toFixed(1)} ms, move ${median(measured.move).toFixed(1)} ms, ` +
+        `delete ${median(measured.remove).toFixed(1)} ms, get-library ${median(measured.library).toFixed(1)} ms, get-today-cards ${median(measured.today).toFixed(1)} ms, ` +
+        `16 renames at once ${median(measured.bursts).toFixed(0)} ms`)
+      figures.push(measured)
+    }
+    await service.stop()
+    return figures
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropDatabase()
+    await database.close()
+    await removeDir()
+  }
+}
+
+function countNodes (folders: readonly FolderNode[]): number {
+  return folders.reduce((sum, folder) => sum + 1 + folder.flashcards.length + countNodes(folder.folders), 0)
+}
+
+function libraryRows (figures: LibraryFigures[] | string): ResultRow[] {
+  if (typeof figures === 'string') return [{ operation: 'library edits at 1,000 and 20,000 folders and flashcards', median: 'failed', p90: '', bar: '', met: 'no' }]
+  const rows: ResultRow[] = []
+  for (const measured of figures) {
+    const atQuota = measured.nodes >= 20_000
+    const size = `${measured.nodes.toLocaleString('en')} folders and flashcards (${(measured.bytes / 1024 / 1024).toFixed(2)} MB tree)`
+    const edit = (operation: string, samples: number[]): ResultRow => latencyRow(`${operation}, ${size}`, { samples, firstAnswer: '' }, atQuota ? 60 : null)
+    rows.push(
+      edit('create-folder', measured.create),
+      edit('rename-folder', measured.rename),
+      edit('move-folder (a topic between two subjects)', measured.move),
+      edit('delete-folder', measured.remove),
+      latencyRow(`get-library, ${size}`, { samples: measured.library, firstAnswer: '' }, null),
+      latencyRow(`get-today-cards, ${size}`, { samples: measured.today, firstAnswer: '' }, null)
+    )
+    const burst = median(measured.bursts)
+    rows.push({
+      operation: `16 rename-folder sent at once by one user, ${size}: until the last answer (median of ${measured.bursts.length} bursts)`,
+      median: `${burst.toFixed(0)} ms`,
+      p90: '',
+      bar: atQuota ? '<= 1500 ms' : '',
+      met: atQuota ? burst <= 1500 ? 'yes' : 'no' : ''
+    })
+  }
+  return rows
+}
+
 async function measureCeiling (answer: string): Promise<{ floor: Measured, load: LoadResult | string }> {
   progress('The ceiling: a bare Fastify app answering the same get-today-cards bytes')
   const responses = await mkdtemp(join(tmpdir(), 'flashcard-bench-ceiling-'))
@@ -538,8 +615,9 @@ async function main (): Promise<void> {
   const data = await prepareData()
   const figures = await measureService(data)
   const ceiling = await measureCeiling(figures.todayBig.firstAnswer === '' ? '{}' : figures.todayBig.firstAnswer)
+  const libraries = await measureLibraries()
 
-  const rows = resultRows(figures, ceiling)
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,
