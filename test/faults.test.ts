@@ -129,7 +129,7 @@ test('the database stops mid-run: 503 within a second, not ready, and back by it
   t.ok(waited(slowest) < 1000, `every 503 within a second of the database going away (the slowest: ${slowest.operation}, ${waited(slowest)} ms; ${slowest.ms} ms in all)`)
   t.ok(unavailable.filter((answer) => answer.startedAt >= gone).every((answer) => answer.ms < 1000), 'every request made after it answered 503 within a second')
   t.ok(unavailable.every((answer) => Number(answer.retryAfter) > 0), 'with Retry-After')
-  t.ok(unavailable.every((answer) => answer.body.error === 'service unavailable, try again shortly' && typeof answer.body.requestId === 'string'))
+  t.ok(unavailable.every((answer) => answer.body.code === 'database_unavailable' && typeof answer.body.requestId === 'string'), 'each says the database is unavailable, with a request id')
   const duringOutage = answers.filter((answer) => answer.startedAt >= stopped && answer.startedAt + answer.ms < restarting)
   t.ok(duringOutage.length > 0 && duringOutage.every((answer) => answer.status === 503), `every request made while the database was down answered 503 (${duringOutage.length})`)
   t.ok(answers.some((answer) => ok(answer) && answer.startedAt + answer.ms < stopping), 'requests succeeded before the outage')
@@ -285,7 +285,7 @@ test('overload answers 503 with Retry-After at once, rather than a queue that ti
   }
   t.equal(shed.statusCode, 503, `turned away while the event loop lags (delay/utilisation measured: ${[...new Set(delays)].join(', ')})`)
   t.equal(shed.headers['retry-after'], '7', 'told when to come back')
-  t.equal(shed.json().error, 'service unavailable, try again shortly')
+  t.equal(shed.json().code, 'service_overloaded')
   t.ok(Date.now() - started < 50, 'at once, without queueing')
 
   await sleep(400)

@@ -22,34 +22,34 @@ test('inputs the fuzzer found', async (t) => {
     const before = await storedState(app)
     const response = await post(app, operation, body)
     t.equal(response.statusCode, 400, `${operation} ${JSON.stringify(body).slice(0, 160)}`)
-    t.match(response.json(), { error: message })
-    t.strictSame(Object.keys(response.json()), ['error'])
+    t.match(response.json(), { error: message, code: 'invalid_field' })
+    t.strictSame(Object.keys(response.json()), ['error', 'code'])
     t.equal(await storedState(app), before, `${operation}: nothing stored`)
   }
 
   await t.test('null, a boolean or a number where text is expected is not coerced into text', async () => {
     // stored as the card back "" and "false", a folder "false", a name "0", a review key "false" and a display name "false"
-    await refused('add-cards', { jwtToken, flashcardID, cards: [{ back: null, front: '0' }] }, /body\.cards\.0\.back must be string/)
+    await refused('add-cards', { jwtToken, flashcardID, cards: [{ back: null, front: '0' }] }, /body\.cards\.0\.back must be a string, not/)
     await refused('create-flashcard', {
       jwtToken, folder: ['Languages', 'Spanish'], flashcardName: '0', description: '', cards: [{ back: false, front: '0' }]
-    }, /body\.cards\.0\.back must be string/)
-    await refused('create-folder', { jwtToken, path: [false] }, /body\.path\.0 must be string/)
-    await refused('edit-card', { jwtToken, flashcardID, cardID, front: '0', back: false }, /body\.back must be string/)
-    await refused('rename-folder', { jwtToken, folderID, name: 0 }, /body\.name must be string/)
-    await refused('review-card', { jwtToken, flashcardID, cardID, rating: 'again', reviewID: false }, /body\.reviewID must be string/)
-    await refused('register', { displayName: false, email: '0@0', password: 'fuzzing password', timezone: 'Asia/Kathmandu' }, /body\.displayName must be string/)
+    }, /body\.cards\.0\.back must be a string, not/)
+    await refused('create-folder', { jwtToken, path: [false] }, /body\.path\.0 must be a string, not/)
+    await refused('edit-card', { jwtToken, flashcardID, cardID, front: '0', back: false }, /body\.back must be a string, not/)
+    await refused('rename-folder', { jwtToken, folderID, name: 0 }, /body\.name must be a string, not/)
+    await refused('review-card', { jwtToken, flashcardID, cardID, rating: 'again', reviewID: false }, /body\.reviewID must be a string, not/)
+    await refused('register', { displayName: false, email: '0@0', password: 'fuzzing password', timezone: 'Asia/Kathmandu' }, /body\.displayName must be a string, not/)
   })
 
   await t.test('null is not a setting of 0, nor an id of the top level', async () => {
     // reviewsPerDay null was stored as 0 reviews a day
     await refused('update-settings', {
       dayStartHour: 0, desiredRetention: 0.7000000000000001, displayName: '0', jwtToken, newCardsPerDay: 0, reviewsPerDay: null, timezone: 'Pacific/Kiritimati'
-    }, /body\.reviewsPerDay must be integer/)
+    }, /body\.reviewsPerDay must be a whole number, not/)
     // parentID null moved the folder to the top level
     const nested = (await post(app, 'create-folder', { jwtToken, path: ['Science', 'Chemistry'] })).json().folderID as string
-    await refused('move-folder', { jwtToken, folderID: nested, parentID: null }, /body\.parentID must be string/)
-    await refused('update-settings', { jwtToken, newCardsPerDay: true }, /body\.newCardsPerDay must be integer/)
-    await refused('update-settings', { jwtToken, newCardsPerDay: '0x10' }, /body\.newCardsPerDay must be integer/)
+    await refused('move-folder', { jwtToken, folderID: nested, parentID: null }, /body\.parentID must be a string, not/)
+    await refused('update-settings', { jwtToken, newCardsPerDay: true }, /body\.newCardsPerDay must be a whole number, not/)
+    await refused('update-settings', { jwtToken, newCardsPerDay: '0x10' }, /body\.newCardsPerDay must be a whole number, not/)
   })
 
   await t.test('a count is still taken as a JSON integer or a digit string, as designed', async (t) => {

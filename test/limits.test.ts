@@ -50,8 +50,8 @@ test('request body size: at most 1 MiB, then 413 with the error contract', async
   t.ok(payload.length > MIB)
   const tooBig = await app.inject({ method: 'POST', url: '/api/create-flashcard', headers: { 'content-type': 'application/json' }, payload })
   t.equal(tooBig.statusCode, 413)
-  t.match(tooBig.json(), { error: /larger than 1 MiB.*fewer cards/ })
-  t.strictSame(Object.keys(tooBig.json()), ['error'])
+  t.match(tooBig.json(), { error: /larger than 1 MiB.*fewer cards/, code: 'body_too_large' })
+  t.strictSame(Object.keys(tooBig.json()), ['error', 'code'])
   t.equal(await storedState(app), before, 'nothing stored')
 })
 
@@ -69,12 +69,12 @@ test('card text: a front of 1 and a back of 0 to MAX_CARD_TEXT characters, where
   const before = await storedState(app)
   const tooLong = `${longest}x`
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [{ front: tooLong, back: '' }] }, /front must NOT have more than 10000 characters/],
-    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [], description: tooLong }, /description must NOT have more than 10000 characters/],
-    ['add-cards', { flashcardID, cards: [{ front: 'a', back: tooLong }] }, /back must NOT have more than 10000 characters/],
-    ['edit-card', { flashcardID, cardID, front: tooLong }, /front must NOT have more than 10000 characters/],
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [{ front: tooLong, back: '' }] }, /front is too long: send at most 10,000 characters/],
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'long', cards: [], description: tooLong }, /description is too long: send at most 10,000 characters/],
+    ['add-cards', { flashcardID, cards: [{ front: 'a', back: tooLong }] }, /back is too long: send at most 10,000 characters/],
+    ['edit-card', { flashcardID, cardID, front: tooLong }, /front is too long: send at most 10,000 characters/],
     ['import-cards', { folder: ['Words'], flashcardName: 'long', text: `a\tb\n${tooLong}\tc` }, /line 2.*at most 10000/],
-    ['create-flashcard', { folder: ['Words'], flashcardName: 'empty', cards: [{ front: '', back: 'b' }] }, /front must NOT have fewer than 1 characters/]
+    ['create-flashcard', { folder: ['Words'], flashcardName: 'empty', cards: [{ front: '', back: 'b' }] }, /front is empty: send at least one character/]
   ]
   for (const [operation, body, message] of refused) {
     const response = await post(app, operation, { jwtToken, ...body })
@@ -95,8 +95,8 @@ test('cards per request: at most MAX_CARDS_PER_REQUEST', async (t) => {
   const before = await storedState(app)
   const oneTooMany = cards(MAX_CARDS_PER_REQUEST + 1)
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['create-flashcard', { folder: ['Many'], flashcardName: 'more', cards: oneTooMany }, /cards must NOT have more than 1000 items/],
-    ['add-cards', { flashcardID: most.json().flashcardID, cards: oneTooMany }, /cards must NOT have more than 1000 items/],
+    ['create-flashcard', { folder: ['Many'], flashcardName: 'more', cards: oneTooMany }, /cards has too many items: send at most 1,000/],
+    ['add-cards', { flashcardID: most.json().flashcardID, cards: oneTooMany }, /cards has too many items: send at most 1,000/],
     ['import-cards', { folder: ['Many'], flashcardName: 'more', text: oneTooMany.map((card) => `${card.front}\t${card.back}`).join('\n') }, /at most 1000 cards/]
   ]
   for (const [operation, body, message] of refused) {
@@ -119,7 +119,7 @@ test('folder depth: at most MAX_FOLDER_DEPTH levels, by path or by a move', asyn
   const before = await storedState(app)
   const tooDeep = await post(app, 'create-folder', { jwtToken, path: [...deepest, 'one more'] })
   t.equal(tooDeep.statusCode, 400)
-  t.match(tooDeep.json(), { error: /path must NOT have more than 20 items/ })
+  t.match(tooDeep.json(), { error: /path has too many items: send at most 20/ })
   const flashcard = await post(app, 'create-flashcard', { jwtToken, folder: [...deepest, 'one more'], flashcardName: 'x', cards: [] })
   t.equal(flashcard.statusCode, 400)
 

@@ -6,7 +6,7 @@
  * has one: the caller reads the tree, edits it, and writes only those changes
  * back, in one update guarded by the version the tree was read at.
  */
-import { DomainError } from './errors.js'
+import { Refusal } from './refusals.js'
 import { MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
 import { comparisonKey, nameProblem, quotedName } from './names.js'
 
@@ -161,13 +161,13 @@ export function locateFlashcard (tree: LibraryTree, flashcardID: string): Locate
 
 function folderOf (tree: LibraryTree, folderID: string): Located<FolderNode> {
   const found = locateFolder(tree, folderID)
-  if (found === null) throw new DomainError('not-found', `no folder ${folderID}`)
+  if (found === null) throw new Refusal('folder_not_found', `no folder ${folderID}`)
   return found
 }
 
 function flashcardOf (tree: LibraryTree, flashcardID: string): Located<FlashcardNode> {
   const found = locateFlashcard(tree, flashcardID)
-  if (found === null) throw new DomainError('not-found', `no flashcard ${flashcardID}`)
+  if (found === null) throw new Refusal('flashcard_not_found', `no flashcard ${flashcardID}`)
   return found
 }
 
@@ -203,24 +203,24 @@ function sameNamed (parent: FolderNode | LibraryTree, name: string, moving?: Fol
 /** Refuses a name that the rules of names.ts refuse: checked where a name is created or changed, never on names already stored. */
 function checkNewName (name: string): void {
   const problem = nameProblem(name)
-  if (problem !== null) throw new DomainError('invalid', problem)
+  if (problem !== null) throw new Refusal('invalid_name', problem)
 }
 
 /** Refuses one more folder or flashcard in a parent that holds MAX_CHILDREN already. */
 function checkRoom (parent: FolderNode | LibraryTree, path: readonly string[]): void {
   if (childCount(parent) < MAX_CHILDREN) return
-  throw new DomainError('conflict', path.length === 0
+  throw new Refusal('folder_full', path.length === 0
     ? `there are already ${MAX_CHILDREN} top-level folders, the most allowed: put new folders inside existing ones`
     : `the folder ${describePath(path)} already holds ${MAX_CHILDREN} folders and flashcards, the most one folder may hold: use a subfolder, or move or delete some first`)
 }
 
 /** The refusal of `name` where `taken` is already there; it names the one there as it is stored. */
-function nameTaken (name: string, taken: FolderNode | FlashcardNode): DomainError {
+function nameTaken (name: string, taken: FolderNode | FlashcardNode): Refusal {
   const kind = 'folders' in taken ? 'folder' : 'flashcard'
   if (taken.name === name) {
-    return new DomainError('conflict', `a folder or flashcard named ${quotedName(name)} is already there; rename one of them first`)
+    return new Refusal('name_taken', `a folder or flashcard named ${quotedName(name)} is already there; rename one of them first`)
   }
-  return new DomainError('conflict', `the name ${quotedName(name)} is too like that of the ${kind} ${quotedName(taken.name)} already there ` +
+  return new Refusal('name_too_similar', `the name ${quotedName(name)} is too like that of the ${kind} ${quotedName(taken.name)} already there ` +
     '(names in one folder are compared regardless of case, width and invisible characters): use that one, or choose another name')
 }
 
@@ -256,7 +256,7 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
     folder = parent.folders[index]
     if (folder === undefined) {
       if ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name)) {
-        throw new DomainError('conflict', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder`)
+        throw new Refusal('not_a_folder', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder: choose another name for the folder`)
       }
       checkNewName(name)
       const taken = sameNamed(parent, name)
@@ -277,18 +277,18 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
     at.push(index === -1 ? parent.folders.length - 1 : index)
     parent = folder
   }
-  if (folder === undefined) throw new DomainError('invalid', 'a folder path names at least one folder')
+  if (folder === undefined) throw new Refusal('invalid_field', 'a folder path names at least one folder: send ["Folder"] or a longer path')
   return { folder, created: added > 0, added }
 }
 
 /** Puts a new flashcard in the existing folder at `path`. */
 export function addFlashcard (tree: LibraryTree, path: readonly string[], flashcard: FlashcardNode): void {
   const found = placeOfPath(tree, path)
-  if (found === null) throw new DomainError('not-found', `no folder ${describePath(path)}: create it first with create-folder`)
+  if (found === null) throw new Refusal('folder_not_found', `no folder ${describePath(path)}: create it first with create-folder`)
   const { folder, at } = found
   checkNewName(flashcard.name)
   const taken = sameNamed(folder, flashcard.name)
-  if (taken?.name === flashcard.name) throw new DomainError('conflict', `${describePath([...path, flashcard.name])} already exists`)
+  if (taken?.name === flashcard.name) throw new Refusal('name_taken', `${describePath([...path, flashcard.name])} already exists: choose another name, or add cards to it with add-cards`)
   if (taken !== null) throw nameTaken(flashcard.name, taken)
   checkRoom(folder, path)
   const place: ListPlace = { folders: at, list: 'flashcards' }
@@ -342,9 +342,9 @@ export function moveFolder (tree: LibraryTree, folderID: string, parentID: strin
   let parentPath: string[] = []
   let into: ListPlace = { folders: [], list: 'folders' }
   if (parentID !== TOP_LEVEL) {
-    if (parentID === folderID) throw new DomainError('invalid', 'a folder cannot be moved into itself')
+    if (parentID === folderID) throw new Refusal('invalid_move', 'a folder cannot be moved into itself: choose another folder, or "" for the top level')
     const target = folderOf(tree, parentID)
-    if (target.above.includes(folder)) throw new DomainError('invalid', 'a folder cannot be moved into one of its own subfolders')
+    if (target.above.includes(folder)) throw new Refusal('invalid_move', 'a folder cannot be moved into one of its own subfolders: choose a folder outside it')
     parent = target.node
     parentPath = [...namesOf(target.above), target.node.name]
     into = { folders: [...target.place.folders, target.index], list: 'folders' }
@@ -352,7 +352,7 @@ export function moveFolder (tree: LibraryTree, folderID: string, parentID: strin
   // every folder stays reachable by a path create-flashcard and create-folder accept
   const depth = parentPath.length + 1 + levelsBelow(folder)
   if (depth > MAX_FOLDER_DEPTH) {
-    throw new DomainError('invalid', `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
+    throw new Refusal('too_deep', `the move would put folders ${depth} levels deep; at most ${MAX_FOLDER_DEPTH} are allowed`)
   }
   const from = above.at(-1) ?? tree
   if (from !== parent) {

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { createHmac } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { normaliseEmail } from '../domain/accounts.js'
-import { TooManyAttemptsError } from '../errors.js'
+import { tooManyAttempts } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -53,7 +53,7 @@ export default fp<AttemptLimitOptions>(async function attemptLimits (app, option
   }
   const limiter = (wait: (request: FastifyRequest) => Promise<number | null>) => async (request: FastifyRequest): Promise<void> => {
     const seconds = await wait(request)
-    if (seconds !== null) throw new TooManyAttemptsError(seconds)
+    if (seconds !== null) throw tooManyAttempts(seconds)
   }
 
   const accountAttemptWait = counter(perAccount, (request) => {

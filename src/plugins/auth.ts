@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { UserDocument } from '../repositories/users.js'
-import { InvalidTokenError } from '../errors.js'
+import { invalidToken } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -131,7 +131,7 @@ export default fp<AuthOptions>(async function auth (app, options) {
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as { jwtToken?: unknown } | undefined
     const account = await app.authenticateAndAdmit(body?.jwtToken, reply)
-    if (account === null) throw new InvalidTokenError()
+    if (account === null) throw invalidToken()
     request.account = account
   })
 }, { name: 'auth', dependencies: ['database', 'load-shedding'] })

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { Socket } from 'node:net'
 import type { ServerOptions } from 'node:http'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { RefusalCode } from '../domain/refusals.js'
 
 /** What a connection may hold of the service before anything is counted as a request under way. */
 export interface ConnectionLimits {
@@ -13,8 +14,9 @@ export interface ConnectionLimits {
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { requestTimeoutMs: 10_000, perAddress: 100 }
 
-function rawAnswer (status: string, headers: string, error: string): string {
-  const body = JSON.stringify({ error })
+/** An answer written straight to the socket, before any request reached Fastify, in the error contract. */
+function rawAnswer (status: string, headers: string, code: RefusalCode, error: string): string {
+  const body = JSON.stringify({ error, code })
   return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `Cache-Control: no-store\r\nConnection: close\r\n${headers}\r\n${body}`
 }
@@ -27,10 +29,10 @@ function rawAnswer (status: string, headers: string, error: string): string {
  */
 export function connectionServerOptions (limits: ConnectionLimits): Pick<FastifyServerOptions, 'requestTimeout' | 'clientErrorHandler'> & { http: ServerOptions } {
   const seconds = limits.requestTimeoutMs / 1000
-  const timedOut = rawAnswer('408 Request Timeout', '',
+  const timedOut = rawAnswer('408 Request Timeout', '', 'request_timeout',
     `the request did not arrive whole within ${seconds} seconds: send its headers and body at once`)
-  const malformed = rawAnswer('400 Bad Request', '', 'the request is not well-formed HTTP/1.1')
-  const headersTooLarge = rawAnswer('431 Request Header Fields Too Large', '', 'the request headers are too large: send fewer or shorter headers')
+  const malformed = rawAnswer('400 Bad Request', '', 'malformed_request', 'the request is not well-formed HTTP/1.1: send a valid request')
+  const headersTooLarge = rawAnswer('431 Request Header Fields Too Large', '', 'headers_too_large', 'the request headers are too large: send fewer or shorter headers')
   return {
     requestTimeout: limits.requestTimeoutMs,
     // the headers too: a connection that sends nothing is a request that does not arrive
@@ -54,7 +56,7 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
  */
 export default fp<ConnectionLimits>(async function connections (app, limits) {
   if (limits.perAddress <= 0) return
-  const tooMany = rawAnswer('429 Too Many Requests', 'Retry-After: 1\r\n',
+  const tooMany = rawAnswer('429 Too Many Requests', 'Retry-After: 1\r\n', 'too_many_connections',
     `more than ${limits.perAddress} connections are open from this address: reuse an open connection, or close idle ones`)
   const open = new Map<string, number>()
   app.server.on('connection', (socket: Socket) => {

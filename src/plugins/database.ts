@@ -3,12 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { MongoClient, MongoError, MongoServerSelectionError, type Db } from 'mongodb'
 import { ConfigError } from '../config.js'
 import type { DatabaseProcessState } from '../db/embedded.js'
-import { isDatabaseUnavailable } from './errors.js'
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './errors.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
 import { migrate } from '../repositories/migrations.js'
 import { repositoriesOf, repositoryCaches, type RepositoryCaches, type Repositories } from '../repositories/index.js'
-import { InvalidTokenError, RequestError } from '../errors.js'
+import { invalidToken, Refusal } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -177,7 +177,7 @@ async function inTransaction<T> (client: MongoClient, db: Db, caches: Repository
       if (lastError !== null) {
         const allowedMs = isDatabaseUnavailable(lastError) ? timeouts.serverSelectionMs * 4 : timeouts.conflictRetryMs
         if (Date.now() - startedAt > allowedMs) {
-          throw new RequestError(503, 'the database is busy or unavailable; nothing was stored, retry shortly')
+          throw new Refusal('database_unavailable', 'the database is busy or unavailable; nothing was stored: retry shortly', DATABASE_RETRY_AFTER_SECONDS)
         }
       }
       try {
@@ -200,11 +200,16 @@ async function inTransaction<T> (client: MongoClient, db: Db, caches: Repository
  * instance's transactions still conflict, and are run again as before.
  */
 function userQueues () {
-  const last = new Map<string, Promise<unknown>>()
+  const last = new Map<string, Promise<Error | null>>()
   return async <T>(userID: string, work: () => Promise<T>): Promise<T> => {
-    const previous = last.get(userID) ?? Promise.resolve()
-    const mine = previous.then(work, work)
-    const settled = mine.then(() => {}, () => {})
+    const previous = last.get(userID) ?? Promise.resolve(null)
+    // when the one before found the database unreachable, the ones waiting behind it fail
+    // with it at once, rather than each waiting out the same failure in turn
+    const mine = previous.then(async (failure) => {
+      if (failure !== null && databaseAway(failure)) throw failure
+      return await work()
+    })
+    const settled = mine.then(() => null, (error: unknown) => error instanceof Error ? error : new Error(String(error)))
     last.set(userID, settled)
     try {
       return await mine
@@ -212,6 +217,10 @@ function userQueues () {
       if (last.get(userID) === settled) last.delete(userID)
     }
   }
+}
+
+function databaseAway (error: Error): boolean {
+  return isDatabaseUnavailable(error) || (error instanceof Refusal && error.code === 'database_unavailable')
 }
 
 export default fp<DatabaseOptions>(async function database (app, options) {
@@ -253,7 +262,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
   app.decorate('transaction', async <T>(work: (repositories: Repositories) => Promise<T>): Promise<T> => await inTransaction(client, db, caches, timeouts, work))
   app.decorate('userTransaction', async <T>(userID: string, work: (repositories: Repositories) => Promise<T>): Promise<T> =>
     await oneAfterAnother(userID, async () => await inTransaction(client, db, caches, timeouts, async (repositories) => {
-      if (!await repositories.users.lockForWrite(userID)) throw new InvalidTokenError()
+      if (!await repositories.users.lockForWrite(userID)) throw invalidToken()
       return await work(repositories)
     })))
 
@@ -262,7 +271,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
     // the embedded database is known to be down: answer at once rather than wait for the driver to give up
     app.addHook('onRequest', async (request) => {
       if (request.url.startsWith('/api/') && processState() !== 'running') {
-        throw new RequestError(503, 'the database is restarting; retry shortly')
+        throw new Refusal('database_unavailable', 'the database is restarting; nothing was stored: retry shortly', DATABASE_RETRY_AFTER_SECONDS)
       }
     })
   }

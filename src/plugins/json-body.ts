@@ -1,14 +1,7 @@
 import fp from 'fastify-plugin'
 import { isUtf8 } from 'node:buffer'
 import type { FastifyRequest } from 'fastify'
-
-class MalformedBodyError extends Error {
-  readonly statusCode = 400
-}
-
-class UnsupportedBodyError extends Error {
-  readonly statusCode = 415
-}
+import { Refusal } from '../domain/refusals.js'
 
 /** Labels of UTF-8 that clients send: the standard name and its common alias. */
 const UTF8_LABELS: ReadonlySet<string> = new Set(['utf-8', 'utf8'])
@@ -36,16 +29,16 @@ function shownHeader (value: string): string {
  * stored misread (latin-1 "CafÃ©" as "Café"), and a compressed one would be
  * parsed as its raw bytes.
  */
-function unreadableBodyProblem (headers: { 'content-type'?: string, 'content-encoding'?: string }): string | null {
+function unreadableBody (headers: { 'content-type'?: string, 'content-encoding'?: string }): Refusal | null {
   const other = charsetsOf(headers['content-type'] ?? '').find((charset) => !UTF8_LABELS.has(charset.toLowerCase()))
   if (other !== undefined) {
-    return `the body is declared as charset ${shownHeader(other)}, but the service reads JSON as UTF-8 only: ` +
-      'encode it as UTF-8 and send Content-Type: application/json (or application/json; charset=utf-8)'
+    return new Refusal('unsupported_charset', `the body is declared as charset ${shownHeader(other)}, but the service reads JSON as UTF-8 only: ` +
+      'encode it as UTF-8 and send Content-Type: application/json (or application/json; charset=utf-8)')
   }
   const encodings = (headers['content-encoding'] ?? '').split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '')
   if (encodings.some((coding) => coding !== 'identity')) {
-    return `the body is declared as compressed (Content-Encoding ${shownHeader(headers['content-encoding'] ?? '')}), ` +
-      'but the service takes uncompressed bodies only: send the JSON as it is, without a Content-Encoding header'
+    return new Refusal('unsupported_content_encoding', `the body is declared as compressed (Content-Encoding ${shownHeader(headers['content-encoding'] ?? '')}), ` +
+      'but the service takes uncompressed bodies only: send the JSON as it is, without a Content-Encoding header')
   }
   return null
 }
@@ -92,6 +85,15 @@ interface FieldSchema {
   items?: FieldSchema
 }
 
+/** A value as a message names it: its kind, and a short value as it was sent. */
+export function shownValue (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return `the text ${JSON.stringify(value.length > MAX_SHOWN_HEADER ? `${value.slice(0, MAX_SHOWN_HEADER)}...` : value)}`
+  return String(value)
+}
+
 /** A count or a number may come as a JSON number or as its plain decimal text ("20", "0.9"). */
 const NUMBER_TEXT: Record<string, RegExp> = { integer: /^-?[0-9]+$/, number: /^-?[0-9]+(\.[0-9]+)?$/ }
 
@@ -106,10 +108,13 @@ const NUMBER_TEXT: Record<string, RegExp> = { integer: /^-?[0-9]+$/, number: /^-
 function mistypedField (value: unknown, schema: FieldSchema | undefined, where: string): string | null {
   if (value === undefined || schema === undefined) return null
   const { type } = schema
-  if (type === 'string') return typeof value === 'string' ? null : `${where} must be string`
+  if (type === 'string') return typeof value === 'string' ? null : `${where} must be a string, not ${shownValue(value)}: send the text in double quotes`
   if (type === 'integer' || type === 'number') {
     const fits = typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT[type]?.test(value) === true)
-    return fits ? null : `${where} must be ${type}`
+    if (fits) return null
+    return type === 'integer'
+      ? `${where} must be a whole number, not ${shownValue(value)}: send it as 20 or "20"`
+      : `${where} must be a number, not ${shownValue(value)}: send it as 0.9 or "0.9"`
   }
   if (type === 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && schema.properties !== undefined) {
     for (const [name, member] of Object.entries(schema.properties)) {
@@ -158,7 +163,7 @@ export default fp(async function jsonBody (app) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
     if (!isUtf8(raw)) {
-      done(new MalformedBodyError('the body is not valid UTF-8: send the JSON text encoded as UTF-8'), undefined)
+      done(new Refusal('invalid_text', 'the body is not valid UTF-8: send the JSON text encoded as UTF-8'), undefined)
       return
     }
     const text = raw.toString('utf8')
@@ -166,7 +171,7 @@ export default fp(async function jsonBody (app) {
       if (error !== null) return done(error, undefined)
       const where = ESCAPED_SURROGATE.test(text) ? unpairedSurrogateAt(body) : null
       if (where !== null) {
-        return done(new MalformedBodyError(`${where} holds an unpaired surrogate (a \\ud800-\\udfff escape without its other half), ` +
+        return done(new Refusal('invalid_text', `${where} holds an unpaired surrogate (a \\ud800-\\udfff escape without its other half), ` +
           'which is not text: send whole characters'), undefined)
       }
       // one spelling of each text: "café" typed as é or as e + combining accent is one name
@@ -178,13 +183,13 @@ export default fp(async function jsonBody (app) {
   // preParsing: before the body is read, but after the security headers are set (onRequest), so the 415 has them too
   app.addHook('preParsing', async (request: FastifyRequest) => {
     if (!request.url.startsWith('/api/')) return
-    const problem = unreadableBodyProblem(request.headers)
-    if (problem !== null) throw new UnsupportedBodyError(problem)
+    const refusal = unreadableBody(request.headers)
+    if (refusal !== null) throw refusal
   })
 
   // before Ajv validates (and coerces) the body against the route's schema
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const problem = mistypedField(request.body, request.routeOptions.schema?.body as FieldSchema | undefined, 'body')
-    if (problem !== null) throw new MalformedBodyError(problem)
+    if (problem !== null) throw new Refusal('invalid_field', problem)
   })
 }, { name: 'json-body' })

@@ -1,22 +1,17 @@
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyReply } from 'fastify'
+import { Refusal } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** takes one of the user's places for requests under way until the answer is sent, or answers 503 when they are all taken */
+    /** takes one of the user's places for requests under way until the answer is sent, or answers 429 when they are all taken */
     admitUser: (userID: string, reply: FastifyReply) => void
     /** why an API request would be turned away now (every place taken, the process overloaded), or null: what /health reports */
     overload: () => string | null
   }
 }
 
-class OverloadedError extends Error {
-  readonly statusCode = 503
-  constructor (measure: string, value: number | undefined) {
-    super(`overloaded: ${measure}${value === undefined ? '' : ` ${value.toFixed(2)}`} is over its limit`)
-  }
-}
 
 /** When the process counts as overloaded, and what a client turned away is told. */
 export interface LoadShedding {
@@ -30,9 +25,10 @@ export interface LoadShedding {
   retryAfterSeconds: number
   /**
    * API requests under way at once, in all and for one user; past either a
-   * request is turned away at once (503, Retry-After 1) rather than queue on
-   * the database until it times out. A request is under way from the moment
-   * its whole body is in until its answer is sent.
+   * request is turned away at once (503 when the service is full, 429 when
+   * one user is; Retry-After 1) rather than queue on the database until it
+   * times out. A request is under way from the moment its whole body is in
+   * until its answer is sent.
    */
   maxInFlight: number
   maxInFlightPerUser: number
@@ -67,19 +63,21 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   // trickles its body, or nothing, holds no place (plugins/connections.ts times it out).
   let inFlight = 0
   const inFlightByUser = new Map<string, number>()
-  const turnAway = (reply: FastifyReply, what: string): never => {
-    void reply.header('retry-after', 1)
-    throw new OverloadedError(what, undefined)
-  }
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
-    if (inFlight >= shedding.maxInFlight) turnAway(reply, `requests under way (${shedding.maxInFlight})`)
+    if (inFlight >= shedding.maxInFlight) {
+      throw new Refusal('service_overloaded', `the service is serving ${shedding.maxInFlight} requests, the most it takes at once: retry after the seconds in Retry-After`, 1)
+    }
     inFlight += 1
     reply.raw.once('close', () => { inFlight -= 1 })
   })
   app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
     const held = inFlightByUser.get(userID) ?? 0
-    if (held >= shedding.maxInFlightPerUser) turnAway(reply, `requests under way for one user (${shedding.maxInFlightPerUser})`)
+    if (held >= shedding.maxInFlightPerUser) {
+      // this client's own limit: only it waits, and the service stays available to everyone else
+      throw new Refusal('too_many_requests', `this account has ${shedding.maxInFlightPerUser} requests under way, the most at once: ` +
+        'wait for their answers, or retry after the seconds in Retry-After', 1)
+    }
     inFlightByUser.set(userID, held + 1)
     reply.raw.once('close', () => {
       const left = (inFlightByUser.get(userID) ?? 1) - 1
@@ -101,11 +99,11 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
     sampleInterval: shedding.sampleIntervalMs,
     retryAfter: shedding.retryAfterSeconds,
     message: 'the service is overloaded; retry shortly',
-    pressureHandler: async (_request, reply, type, value) => {
+    pressureHandler: async (_request, _reply, type, value) => {
       if (Date.now() < sheddingFrom) return
-      void reply.header('retry-after', shedding.retryAfterSeconds)
       // the error handler answers 503 and logs what was over its limit
-      throw new OverloadedError(type, value)
+      throw new Refusal('service_overloaded', `the service is overloaded (${type}${value === undefined ? '' : ` ${value.toFixed(2)}`} over its limit): ` +
+        'retry after the seconds in Retry-After', shedding.retryAfterSeconds)
     }
   })
 

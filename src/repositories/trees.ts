@@ -1,5 +1,5 @@
 import { BSON, type ClientSession, type Db, type UpdateFilter } from 'mongodb'
-import { DomainError } from '../domain/errors.js'
+import { Refusal } from '../domain/refusals.js'
 import { editLog, listAt, type FolderNode, type LibraryTree, type ListPlace, type TreeChange, type TreeEditLog } from '../domain/library-tree.js'
 import { MAX_TREE_BYTES } from '../domain/limits.js'
 import { refusingDuplicates } from './duplicate-key.js'
@@ -26,8 +26,8 @@ export interface EditedTree extends StoredTree {
   edit: TreeEditLog
 }
 
-function changedMeanwhile (): DomainError {
-  return new DomainError('conflict', 'another request changed the library at the same time; read it again and retry')
+function changedMeanwhile (): Refusal {
+  return new Refusal('changed_meanwhile', 'another request changed the library at the same time; read it again and retry')
 }
 
 /** The dotted path of a list of the stored document: `folders`, `folders.3.flashcards`, `folders.3.folders.7.folders`... */
@@ -169,7 +169,7 @@ export function treesRepository (db: Db, session?: ClientSession, cache: TreeCac
       if (changes.length === 0) return
       const added = bytesAdded(changes)
       if (added > 0 && tree.bytes + added > MAX_TREE_BYTES) {
-        throw new DomainError('conflict', `the library's folders and flashcards would take more than ${MAX_TREE_BYTES / 1024 / 1024} MiB of names and descriptions, the most one account may hold: shorten or delete some first`)
+        throw new Refusal('library_too_large', `the library's folders and flashcards would take more than ${MAX_TREE_BYTES / 1024 / 1024} MiB of names and descriptions, the most one account may hold: shorten or delete some first`)
       }
       // no document yet: the first edit writes the whole (small) tree, as a list set by position would make an object of it
       const update = tree.version === 0 ? { $set: { folders: tree.folders } } : updateOf(tree)

@@ -3,11 +3,13 @@ import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js'
 import { JwtToken } from './common.js'
 import { NAME_PATTERN } from '../domain/names.js'
 
+export const EMAIL_PATTERN = '^\\s*[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+\\s*$'
+
 const Email = Type.String({
   minLength: 3,
   maxLength: 254,
   // no control characters (beyond the surrounding white space that is trimmed)
-  pattern: '^\\s*[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+\\s*$',
+  pattern: EMAIL_PATTERN,
   description: 'email address, case-insensitive'
 })
 

@@ -1,9 +1,6 @@
 import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox'
+import { errorResponse } from './errors.js'
 
-export const ErrorResponse = Type.Object({
-  error: Type.String({ description: 'what went wrong and how to fix it' }),
-  requestId: Type.Optional(Type.String({ description: 'quote it when reporting an internal error' }))
-}, { $id: 'ErrorResponse', description: 'error' })
 
 export const JwtToken = Type.String({ maxLength: 4096, description: 'token from register or login' })
 
@@ -15,20 +12,21 @@ export function Count (options: { minimum?: number, maximum?: number, descriptio
 }
 
 /**
- * The error statuses any operation can answer: a malformed body (400), one past
- * the body size limit (413) or not sent as uncompressed UTF-8 JSON (415), an
- * internal failure (500), an outage or overload (503); and 401, for a bad
- * token, on those that take one.
+ * The error statuses any operation can answer: a malformed body (400), a
+ * request that did not arrive in time (408), one past the body size limit
+ * (413) or not sent as uncompressed UTF-8 JSON (415), a client past its own
+ * limits (429), an internal failure (500), an outage or overload (503); and
+ * 401, for a bad token, on those that take one.
  * Added to every operation's responses in one place (app.ts); an operation
  * declares the others it answers with `refusals`.
  */
-export function commonErrors (authenticated: boolean): Record<number, typeof ErrorResponse> {
-  return refusals(400, 413, 415, 500, 503, ...(authenticated ? [401] : []))
+export function commonErrors (authenticated: boolean): Record<number, TSchema> {
+  return refusals(400, 408, 413, 415, 429, 500, 503, ...(authenticated ? [401] : []))
 }
 
-/** The statuses an operation refuses with beyond the common ones (404, 409, 429...), each an ErrorResponse. */
-export function refusals (...statuses: number[]): Record<number, typeof ErrorResponse> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorResponse]))
+/** The statuses an operation refuses with beyond the common ones (404, 409...), each with the codes of that status. */
+export function refusals (...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, errorResponse(status)]))
 }
 
 /** One of a few strings; an enum (rather than a union of literals) gives a clear validation message. */

@@ -3,6 +3,8 @@ import { Id, JwtToken } from './common.js'
 import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import { CardText, Name } from './library.js'
 
+export const PARENT_ID_PATTERN = '^([0-9]{30,64})?$'
+
 const Path = Type.Array(Type.String(), { description: 'folder names from the top' })
 
 const Count = (what: string) => Type.String({ description: `how many ${what}` })
@@ -16,7 +18,7 @@ export const MoveFolderBody = Type.Object({
   jwtToken: JwtToken,
   folderID: Id,
   parentID: Type.Optional(Type.String({
-    pattern: '^([0-9]{30,64})?$',
+    pattern: PARENT_ID_PATTERN,
     description: 'the folder to move into; "" or absent for the top level'
   }))
 })

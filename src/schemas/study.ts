@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox'
 import { RATINGS } from '../domain/scheduling.js'
 import { Id, JwtToken, StringEnum } from './common.js'
 
+export const REVIEW_ID_PATTERN = '^[\\x21-\\x7e]+$'
+
 export const TodayCardsBody = Type.Object({ jwtToken: JwtToken })
 
 /**
@@ -24,7 +26,7 @@ export const ReviewCardBody = Type.Object({
   reviewID: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 100,
-    pattern: '^[\\x21-\\x7e]+$',
+    pattern: REVIEW_ID_PATTERN,
     description: 'optional retry key: a repeated reviewID returns the first answer and changes nothing'
   }))
 })

@@ -4,10 +4,10 @@ import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
-import { InvalidTokenError, RequestError, TooManyAttemptsError } from '../errors.js'
+import { invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
-const WRONG_PASSWORD = 'wrong password'
+const WRONG_PASSWORD = 'wrong password: send the account\'s current password'
 
 export const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
 
@@ -18,18 +18,18 @@ export function settingsChanges (body: Partial<UserSettings>): Partial<UserSetti
     if (body[name] !== undefined) Object.assign(changes, { [name]: body[name] })
   }
   if (Object.keys(changes).length === 0) {
-    throw new RequestError(400, `give at least one setting to change: ${SETTINGS.join(', ')}`)
+    throw new Refusal('nothing_to_change', `give at least one setting to change: ${SETTINGS.join(', ')}`)
   }
   if (changes.timezone !== undefined) {
     const timezone = canonicalTimezone(changes.timezone)
-    if (timezone === null) throw new RequestError(400, `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+    if (timezone === null) throw new Refusal('invalid_value', `timezone "${changes.timezone}" is not an IANA time zone name such as "Europe/Paris"`)
     changes.timezone = timezone
   }
   if (changes.desiredRetention !== undefined) {
     // one scheduler is kept per retention value, so values come from a short list
     const hundredths = Math.round(changes.desiredRetention * 100)
     if (Math.abs(changes.desiredRetention * 100 - hundredths) > 1e-6) {
-      throw new RequestError(400, `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
+      throw new Refusal('invalid_value', `desiredRetention takes at most two decimals, e.g. ${(hundredths / 100).toFixed(2)}`)
     }
     changes.desiredRetention = hundredths / 100
   }
@@ -60,7 +60,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
     /** Creates an account; the address it came from is one it knows. 409 for an email already used. */
     async register (request: { email: string, password: string, displayName?: string, timezone?: string }, address: string): Promise<SessionOwner> {
       const timezone = request.timezone ?? DEFAULT_SETTINGS.timezone
-      if (!isTimezone(timezone)) throw new RequestError(400, `timezone "${timezone}" is not an IANA time zone name such as "Europe/Paris"`)
+      if (!isTimezone(timezone)) throw new Refusal('invalid_value', `timezone "${timezone}" is not an IANA time zone name such as "Europe/Paris"`)
       const email = normaliseEmail(request.email)
       const userID = newId()
       try {
@@ -76,7 +76,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
           createdAt: clock()
         })
       } catch (error) {
-        if (error instanceof EmailTakenError) throw new RequestError(409, 'an account with this email already exists')
+        if (error instanceof EmailTakenError) throw new Refusal('email_taken', 'an account with this email already exists: log in, or register with another email')
         throw error
       }
       return { userID, generation: 0 }
@@ -89,11 +89,11 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
     async login (email: string, password: string, address: string, wait: number | null): Promise<SessionOwner> {
       const user = await repositories.users.findByEmail(email)
       if (wait !== null && (user === null || !user.knownAddresses?.includes(knownAddress(user._id, address)))) {
-        throw new TooManyAttemptsError(wait)
+        throw tooManyAttempts(wait)
       }
       // as slow for an unknown email as for a wrong password
       const valid = user === null ? await verifyAgainstNothing(password) : await verifyPassword(password, user.passwordHash)
-      if (user === null || !valid) throw new RequestError(401, WRONG_CREDENTIALS)
+      if (user === null || !valid) throw new Refusal('wrong_credentials', WRONG_CREDENTIALS)
       await repositories.users.rememberAddress(user._id, knownAddress(user._id, address), KNOWN_ADDRESSES)
       return { userID: user._id, generation: user.tokenGeneration ?? 0 }
     },
@@ -101,7 +101,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
     async updateSettings (userID: string, body: Partial<UserSettings>) {
       const updated = await repositories.users.updateSettings(userID, settingsChanges(body))
       // the account was deleted since the token was checked
-      if (updated === null) throw new InvalidTokenError()
+      if (updated === null) throw invalidToken()
       return profileOf(updated)
     },
 
@@ -113,7 +113,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
      */
     async logoutEverywhere (account: UserDocument): Promise<void> {
       if (await repositories.users.newTokenGeneration(account._id, account.tokenGeneration ?? 0) !== null) return
-      if (await repositories.users.findById(account._id) === null) throw new InvalidTokenError()
+      if (await repositories.users.findById(account._id) === null) throw invalidToken()
     },
 
     /**
@@ -123,18 +123,18 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
      * password, its token) and the second is refused with 409, changing nothing.
      */
     async changePassword (account: UserDocument, password: string, newPassword: string): Promise<SessionOwner> {
-      if (!await verifyPassword(password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
+      if (!await verifyPassword(password, account.passwordHash)) throw new Refusal('wrong_password', WRONG_PASSWORD)
       const generation = await repositories.users.newTokenGeneration(account._id, account.tokenGeneration ?? 0, await hashPassword(newPassword))
       if (generation !== null) return { userID: account._id, generation }
       const now = await repositories.users.findById(account._id)
-      if (now === null) throw new InvalidTokenError()
-      throw new RequestError(409, now.passwordHash !== account.passwordHash
+      if (now === null) throw invalidToken()
+      throw new Refusal('changed_meanwhile', now.passwordHash !== account.passwordHash
         ? 'the password was changed by another request meanwhile, and this change was not made: log in again with the new password'
         : 'every session was logged out by another request meanwhile, and the password was not changed: log in again and change it then')
     },
 
     async deleteAccount (account: UserDocument, password: string): Promise<void> {
-      if (!await verifyPassword(password, account.passwordHash)) throw new RequestError(401, WRONG_PASSWORD)
+      if (!await verifyPassword(password, account.passwordHash)) throw new Refusal('wrong_password', WRONG_PASSWORD)
       await deleteAccountData({ repositories, transaction }, account._id)
     }
   }

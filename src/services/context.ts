@@ -1,6 +1,6 @@
 import type { Repositories } from '../repositories/index.js'
 import { QUOTA_NAMES, type Quotas, type Usage } from '../domain/quotas.js'
-import { RequestError } from '../errors.js'
+import { Refusal } from '../domain/refusals.js'
 
 /** What the services need of the running service: the data, its transactions, the clock and the quotas. */
 export interface ServiceContext {
@@ -19,6 +19,6 @@ export interface ServiceContext {
 export async function useQuota (context: ServiceContext, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
   const over = await users.use(userID, added, context.quotas)
   if (over !== null) {
-    throw new RequestError(409, `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
+    throw new Refusal('quota_exceeded', `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
   }
 }

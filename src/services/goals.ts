@@ -4,13 +4,13 @@ import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'
 import { useQuota, type ServiceContext } from './context.js'
-import { RequestError } from '../errors.js'
+import { Refusal } from '../domain/refusals.js'
 
 /** The end day a request asks for: a real date, today or later. */
 function endDayOf (endDate: string, today: LocalDay): LocalDay {
   const endDay = parseDisplayDay(endDate)
-  if (endDay === null) throw new RequestError(400, `end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
-  if (endDay < today) throw new RequestError(400, `end_date ${endDate} is in the past; choose today or a later day`)
+  if (endDay === null) throw new Refusal('invalid_value', `end_date "${endDate}" is not a calendar date written DD/MM/YYYY`)
+  if (endDay < today) throw new Refusal('invalid_value', `end_date ${endDate} is in the past; choose today or a later day`)
   return endDay
 }
 
@@ -50,34 +50,34 @@ export function goalsService (context: ServiceContext) {
      */
     async editGoal (user: UserDocument, goalID: string, changes: { target?: number, endDate?: string }) {
       if (changes.target === undefined && changes.endDate === undefined) {
-        throw new RequestError(400, 'give a new target, a new end_date or both')
+        throw new Refusal('nothing_to_change', 'give a new target, a new end_date or both')
       }
       const today = userDay(clock(), user).day
       const endDay = changes.endDate === undefined ? undefined : endDayOf(changes.endDate, today)
       const stored = await repositories.goals.findOne(user._id, goalID)
-      if (stored === null) throw new RequestError(404, `no goal ${goalID}`)
+      if (stored === null) throw new Refusal('goal_not_found', `no goal ${goalID}`)
 
       const goal = toGoal(stored)
       if (endDay !== undefined && endDay < goal.startDay) {
-        throw new RequestError(400, `end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
+        throw new Refusal('invalid_value', `end_date ${changes.endDate ?? ''} is before the goal's start, ${formatDay(goal.startDay)}`)
       }
       const lastDay = endDay !== undefined && endDay > goal.endDay ? endDay : goal.endDay
       const activity = await repositories.activity.byDay(user._id, goal.startDay, lastDay)
       const current = evaluateGoal(goal, activity, today)
       if (current.status !== 'in progress') {
         if (current.status !== goal.status) await repositories.goals.settle(user._id, [current])
-        throw new RequestError(409, `the goal is ${current.status}, which is final; only a goal in progress can be changed`)
+        throw new Refusal('goal_final', `the goal is ${current.status}, which is final; only a goal in progress can be changed`)
       }
       const edited = evaluateGoal({ ...current, target: changes.target ?? current.target, endDay: endDay ?? current.endDay }, activity, today)
       if (!await repositories.goals.edit(user._id, edited)) {
-        throw new RequestError(409, 'the goal became final meanwhile; only a goal in progress can be changed')
+        throw new Refusal('goal_final', 'the goal became final meanwhile; only a goal in progress can be changed')
       }
       return { goalID, goal: goalView(edited, progressOf(edited, activity)) }
     },
 
     async deleteGoal (userID: string, goalID: string) {
       await context.userTransaction(userID, async ({ goals, users }) => {
-        if (!await goals.remove(userID, goalID)) throw new RequestError(404, `no goal ${goalID}`)
+        if (!await goals.remove(userID, goalID)) throw new Refusal('goal_not_found', `no goal ${goalID}`)
         await users.free(userID, { goals: 1 })
       })
       return { goalID, deleted: 'true' as const }

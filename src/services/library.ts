@@ -9,7 +9,7 @@ import type { CardDocument } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { useQuota, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves } from './wire.js'
-import { RequestError } from '../errors.js'
+import { noCard, Refusal } from '../domain/refusals.js'
 
 interface CardText { front: string, back: string }
 
@@ -42,10 +42,6 @@ export function newCards (userID: string, flashcardID: string, cards: readonly C
     version: 0,
     lastReviewID: null
   }))
-}
-
-function noCard (flashcardID: string, cardID: string): RequestError {
-  return new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
 }
 
 /**
@@ -81,7 +77,7 @@ export function libraryService (context: ServiceContext) {
         await useQuota(context, users, userID, { nodes: made.added })
         return made
       })
-      if (!created) throw new RequestError(409, `the folder ${describePath(path)} already exists`)
+      if (!created) throw new Refusal('name_taken', `the folder ${describePath(path)} already exists`)
       return { folderID: folder.id, path: [...path] }
     },
 
@@ -179,7 +175,7 @@ export function libraryService (context: ServiceContext) {
     async editCard (user: UserDocument, change: { flashcardID: string, cardID: string, front?: string, back?: string }) {
       const { flashcardID, cardID, front, back } = change
       if (front === undefined && back === undefined) {
-        throw new RequestError(400, 'body has neither "front" nor "back": send the text to change')
+        throw new Refusal('nothing_to_change', 'body has neither "front" nor "back": send the text to change')
       }
       // only the fields sent: an absent one must not be written as null
       const text: { front?: string, back?: string } = {}

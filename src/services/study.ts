@@ -8,7 +8,7 @@ import type { ReviewAnswer } from '../repositories/reviews.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { cardLeaves } from './wire.js'
-import { InvalidTokenError, RequestError } from '../errors.js'
+import { invalidToken, noCard, Refusal } from '../domain/refusals.js'
 
 function scheduleOf (card: CardDocument): CardSchedule {
   const { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview } = card
@@ -65,7 +65,7 @@ export function studyService (context: ServiceContext) {
      */
     async previewReview (user: UserDocument, flashcardID: string, cardID: string) {
       const card = await repositories.cards.findOne(user._id, flashcardID, cardID)
-      if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+      if (card === null) throw noCard(flashcardID, cardID)
       const now = context.clock()
       const outcomes = previewReviews(scheduleOf(card), now, { desiredRetention: user.desiredRetention })
       const answer = Object.fromEntries(RATINGS.map((rating) => {
@@ -89,14 +89,14 @@ export function studyService (context: ServiceContext) {
       try {
         return await context.transaction(async ({ cards, reviews, users, activity }) => {
           const card = await cards.findOne(user._id, flashcardID, cardID)
-          if (card === null) throw new RequestError(404, `no card ${cardID} in flashcard ${flashcardID}`)
+          if (card === null) throw noCard(flashcardID, cardID)
           const now = context.clock()
           const before = scheduleOf(card)
           const after = scheduleReview(before, rating, now, { desiredRetention: user.desiredRetention })
           const wasNew = isNewCard(before)
           const reviewDay = userDay(now, user)
           const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW })
-          if (account === null) throw new InvalidTokenError()
+          if (account === null) throw invalidToken()
           await activity.record(user._id, reviewDay.day, XP_PER_REVIEW)
           const answer: ReviewAnswer = {
             cardID,
@@ -132,7 +132,7 @@ export function studyService (context: ServiceContext) {
         if (isDuplicateKey(error)) {
           const earlier = await repositories.reviews.findByReviewID(user._id, reviewID)
           if (earlier !== null && (earlier.cardID !== cardID || earlier.flashcardID !== flashcardID)) {
-            throw new RequestError(409, `the reviewID ${reviewID} was used for another card (${earlier.cardID}); send a new reviewID for each review`)
+            throw new Refusal('review_id_reused', `the reviewID ${reviewID} was used for another card (${earlier.cardID}); send a new reviewID for each review`)
           }
           if (earlier !== null) return earlier.answer
         }
@@ -151,13 +151,13 @@ export function studyService (context: ServiceContext) {
     async undoLastReview (user: UserDocument) {
       const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity }) => {
         const review = await reviews.lastDone(user._id, user.studyDay?.start)
-        if (review === null) throw new RequestError(404, 'there is no review to undo')
+        if (review === null) throw new Refusal('nothing_to_undo', 'there is no review to undo')
         const card = await cards.findById(user._id, review.cardID)
         if (card !== null) {
           // the review before this one on the card becomes its last again, so that one can be undone next
           const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
           if (card.lastReviewID !== review.reviewID || !await cards.restoreSchedule(card, review.before, previousID)) {
-            throw new RequestError(409, `the card ${review.cardID} changed since its last review; nothing was undone`)
+            throw new Refusal('changed_meanwhile', `the card ${review.cardID} changed since its last review; nothing was undone`)
           }
         }
         if (!await reviews.remove(review._id)) throw new Error(`review ${review._id} vanished inside its undo's transaction`)

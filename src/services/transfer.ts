@@ -5,7 +5,7 @@ import {
 import { flashcardWithPath } from '../domain/library-tree.js'
 import type { ServiceContext } from './context.js'
 import type { LibraryService } from './library.js'
-import { RequestError } from '../errors.js'
+import { Refusal } from '../domain/refusals.js'
 
 export interface FormatOptions {
   format?: CardFormat
@@ -28,7 +28,7 @@ export interface ImportRequest extends FormatOptions {
 function separatorsOf (options: FormatOptions): Separators {
   if ((options.format ?? 'quizlet') === 'csv') {
     if (options.termSeparator !== undefined || options.cardSeparator !== undefined) {
-      throw new RequestError(400, 'termSeparator and cardSeparator apply to the quizlet format only: CSV is always comma-separated (RFC 4180)')
+      throw new Refusal('invalid_value', 'termSeparator and cardSeparator apply to the quizlet format only: CSV is always comma-separated (RFC 4180)')
     }
   }
   return {
@@ -42,7 +42,7 @@ function converted<T> (conversion: () => T): T {
   try {
     return conversion()
   } catch (error) {
-    if (error instanceof CardFormatError) throw new RequestError(400, error.message)
+    if (error instanceof CardFormatError) throw new Refusal('invalid_import', error.message)
     throw error
   }
 }
@@ -50,7 +50,7 @@ function converted<T> (conversion: () => T): T {
 function importedCards (request: ImportRequest): CardText[] {
   const separators = separatorsOf(request)
   if (request.format === 'csv') return converted(() => parseCsv(request.text, { header: request.header ?? 'auto' }))
-  if (request.header !== undefined) throw new RequestError(400, 'header applies to the csv format only')
+  if (request.header !== undefined) throw new Refusal('invalid_value', 'header applies to the csv format only: leave it out for quizlet text')
   return converted(() => parseQuizlet(request.text, separators))
 }
 

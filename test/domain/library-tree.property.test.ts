@@ -4,7 +4,7 @@ import {
   createFolderPath, emptyTree, moveFolder, nodeCount, removeFolder, renameFolder, treeJson,
   type CardLeaf, type FlashcardNode, type FolderNode, type LibraryTree
 } from '../../src/domain/library-tree.js'
-import { DomainError } from '../../src/domain/errors.js'
+import { Refusal } from '../../src/domain/refusals.js'
 import { comparisonKey } from '../../src/domain/names.js'
 
 // Names that mean something to JavaScript, to JSON or to a reader, and any text at all
@@ -132,7 +132,7 @@ test('edits keep a tree whole: every id once, sibling names unique even as look-
           if (folder !== undefined) expectedCount -= removeFolder(edited, folder.id).folders
         }
       } catch (error) {
-        if (!(error instanceof DomainError)) throw error
+        if (!(error instanceof Refusal)) throw error
       }
       const ids = folders().map((folder) => folder.id)
       if (new Set(ids).size !== ids.length) return false

@@ -60,7 +60,7 @@ test('tokens', async (t) => {
         return
       }
       t.equal(response.statusCode, 401)
-      t.same(response.json(), { error: 'invalid or expired token' })
+      t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
     })
   }
 
@@ -99,7 +99,7 @@ test('tokens', async (t) => {
     await new Promise((resolve) => setTimeout(resolve, exp * 1000 + 50 - Date.now()))
     const late = await post(app, 'get-user', { jwtToken: brief })
     t.equal(late.statusCode, 401)
-    t.same(late.json(), { error: 'invalid or expired token' })
+    t.same(late.json(), { error: 'invalid or expired token', code: 'invalid_token' })
   })
 
   await t.test('issued tokens carry expiry, issuer and audience', async (t) => {

@@ -151,7 +151,7 @@ test('a token sent in an Authorization header rather than the body: 400 that say
   t.notMatch(withoutHeader.json().error, /Authorization/, 'no hint without the header')
 })
 
-test('requests under way are bounded, in all and per user: the excess is turned away at once with 503 and Retry-After', async (t) => {
+test('requests under way are bounded, in all (503) and per user (429): the excess is turned away at once with Retry-After', async (t) => {
   const app = await buildTestApp(t, import.meta.filename, { loadShedding: { maxInFlight: 6, maxInFlightPerUser: 3 } })
   const [ann, bob, carl] = [await registerUser(app), await registerUser(app), await registerUser(app)]
   // a library large enough that reading it takes longer than checking the other requests' tokens
@@ -164,13 +164,14 @@ test('requests under way are bounded, in all and per user: the excess is turned 
   // (a request answered before the last ones are checked gives its place back: at least 3 are served)
   const annServed = annAlone.filter((response) => response.statusCode === 200).length
   t.ok(annServed >= 3 && annAlone.length - annServed >= 1, `one user: 3 at once, the rest turned away (${annAlone.map((response) => response.statusCode).join(', ')})`)
-  const turnedAway = annAlone.find((response) => response.statusCode === 503)
+  const turnedAway = annAlone.find((response) => response.statusCode === 429)
   t.equal(turnedAway?.headers['retry-after'], '1')
-  t.equal(turnedAway?.json().error, 'service unavailable, try again shortly')
+  t.equal(turnedAway?.json().code, 'too_many_requests', 'a limit of one client is a 429 for that client, not a 503 for the service')
 
   const everyone = await Promise.all([ann, bob, carl].flatMap((user) => Array.from({ length: 3 }, async () => await library(user))))
   const served = everyone.filter((response) => response.statusCode === 200).length
   t.ok(served >= 6 && everyone.length - served >= 1, `in all: 6 at once, the rest turned away (${everyone.map((response) => response.statusCode).join(', ')})`)
-  t.ok(everyone.every((response) => response.statusCode === 200 || response.statusCode === 503))
+  t.ok(everyone.every((response) => response.statusCode === 200 || (response.statusCode === 503 && response.json().code === 'service_overloaded')),
+    'the service full: 503 service_overloaded')
   t.equal((await library(ann)).statusCode, 200, 'the places are given back once the answers are sent')
 })

@@ -5,7 +5,7 @@ import {
   addFlashcard, createFolderPath, moveFlashcard, moveFolder, removeFlashcard, removeFolder, renameFlashcard, renameFolder,
   TOP_LEVEL, type FolderNode, type LibraryTree
 } from '../../src/domain/library-tree.js'
-import { DomainError } from '../../src/domain/errors.js'
+import { Refusal } from '../../src/domain/refusals.js'
 import { treesRepository, type TreeDocument } from '../../src/repositories/trees.js'
 import { treeCache } from '../../src/repositories/tree-cache.js'
 import { testDatabaseUrl } from '../helpers/app.js'
@@ -99,7 +99,7 @@ function apply (tree: LibraryTree, edit: Edit): void {
       }
     }
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error
+    if (!(error instanceof Refusal)) throw error
   }
 }
 

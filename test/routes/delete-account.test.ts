@@ -50,7 +50,7 @@ test('delete-account', async (t) => {
     const before = await documentsOf(app, leaving.userID)
     const response = await post(app, 'delete-account', { jwtToken: leaving.jwtToken, password: 'not the password' })
     t.equal(response.statusCode, 401)
-    t.same(response.json(), { error: 'wrong password' })
+    t.same(response.json(), { error: 'wrong password: send the account\'s current password', code: 'wrong_password' })
     t.same(await documentsOf(app, leaving.userID), before)
     t.equal((await post(app, 'get-user', { jwtToken: leaving.jwtToken })).statusCode, 200, 'the token still works')
   })
@@ -84,7 +84,7 @@ test('delete-account', async (t) => {
     for (const operation of ['get-user', 'get-today-cards', 'get-stats']) {
       const response = await post(app, operation, { jwtToken: leaving.jwtToken })
       t.equal(response.statusCode, 401, operation)
-      t.same(response.json(), { error: 'invalid or expired token' })
+      t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
     }
     const again = await post(app, 'delete-account', { jwtToken: leaving.jwtToken, password: leaving.password })
     t.equal(again.statusCode, 401)

@@ -180,7 +180,7 @@ test('edit-goal and delete-goal', async (t) => {
     for (const operation of ['edit-goal', 'delete-goal']) {
       const response = await post(app, operation, { jwtToken: 'not.a.token', goalID: UNKNOWN_GOAL, target: 3 })
       t.equal(response.statusCode, 401, operation)
-      t.same(response.json(), { error: 'invalid or expired token' })
+      t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
     }
   })
 })

@@ -596,7 +596,7 @@ test('managing folders, flashcards and cards', async (t) => {
       for (const jwtToken of ['not.a.token', `${user.jwtToken}x`, '', doomed.jwtToken]) {
         const response = await post(app, operation, { ...body, jwtToken })
         t.equal(response.statusCode, 401, `${operation} with ${JSON.stringify(jwtToken.slice(0, 12))}`)
-        t.strictSame(response.json(), { error: 'invalid or expired token' })
+        t.strictSame(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
       }
       const missing = await post(app, operation, body)
       t.equal(missing.statusCode, 400, `${operation} without the jwtToken field: a malformed body`)

@@ -76,7 +76,7 @@ test('a change of password by a request that read the account before another cha
   t.equal(first.generation, 1)
   const afterFirst = await users.findOne({ _id: user.userID })
   await t.rejects(app.services.accounts.changePassword(account, user.password, 'the second new password'),
-    { statusCode: 409, message: /the password was changed by another request meanwhile/ })
+    { code: 'changed_meanwhile', message: /the password was changed by another request meanwhile/ })
   t.same(await users.findOne({ _id: user.userID }), afterFirst, 'the account is as the first change left it')
   t.equal((await post(app, 'login', { email: user.email, password: 'the first new password' })).statusCode, 200)
   t.equal((await post(app, 'login', { email: user.email, password: 'the second new password' })).statusCode, 401)
@@ -109,6 +109,6 @@ test('logout-everywhere after another request ended its token\'s generation chan
   if (stale === null) throw new Error('no account')
   await app.services.accounts.logoutEverywhere(stale)
   await t.rejects(app.services.accounts.changePassword(stale, 'changed meanwhile', 'never set'),
-    { statusCode: 409, message: 'every session was logged out by another request meanwhile, and the password was not changed: log in again and change it then' })
+    { code: 'changed_meanwhile', message: 'every session was logged out by another request meanwhile, and the password was not changed: log in again and change it then' })
   t.equal((await post(app, 'login', { email: user.email, password: 'changed meanwhile' })).statusCode, 200, 'the password is unchanged')
 })

@@ -133,5 +133,6 @@ test('a message quotes a stored name with its invisible characters escaped, so t
   t.notOk(alike.body.error.includes('\u200b'))
   const existing = await call(app, user, 'create-flashcard', { folder: ['Deck\u200b'], flashcardName: 'Verbs', cards: [] })
   t.equal(existing.status, 409)
-  t.equal(existing.body.error, '"Deck\\u200b" / "Verbs" already exists')
+  t.equal(existing.body.error, '"Deck\\u200b" / "Verbs" already exists: choose another name, or add cards to it with add-cards')
+  t.equal(existing.body.code, 'name_taken')
 })

@@ -83,7 +83,7 @@ test('update-settings', async (t) => {
   await t.test('an invalid token gives 401', async (t) => {
     const response = await post(app, 'update-settings', { jwtToken: 'not.a.token', displayName: 'x' })
     t.equal(response.statusCode, 401)
-    t.same(response.json(), { error: 'invalid or expired token' })
+    t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
   })
 
   /**

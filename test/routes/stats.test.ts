@@ -132,6 +132,6 @@ test('get-stats', async (t) => {
   await t.test('an invalid token gives 401', async (t) => {
     const response = await post(app, 'get-stats', { jwtToken: 'not.a.token' })
     t.equal(response.statusCode, 401)
-    t.same(response.json(), { error: 'invalid or expired token' })
+    t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
   })
 })

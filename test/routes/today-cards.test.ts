@@ -512,7 +512,7 @@ test('get-today-cards', async (t) => {
     for (const [name, jwtToken] of Object.entries(tokens)) {
       const response = await post(app, 'get-today-cards', { jwtToken })
       t.equal(response.statusCode, 401, name)
-      t.same(response.json(), { error: 'invalid or expired token' }, name)
+      t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' }, name)
     }
     t.equal((await post(app, 'get-today-cards', { jwtToken: user.jwtToken })).statusCode, 200, 'the untouched token works (the control case)')
   })

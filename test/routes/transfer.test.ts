@@ -189,7 +189,7 @@ test('import-cards and export-flashcard', async (t) => {
     const before = await counts()
     const imported = await post(app, 'import-cards', { jwtToken: 'not-a-token', folder, flashcardName: 'X', text: 'a\tb' })
     t.equal(imported.statusCode, 401)
-    t.strictSame(imported.json(), { error: 'invalid or expired token' })
+    t.strictSame(imported.json(), { error: 'invalid or expired token', code: 'invalid_token' })
     // well signed, but for an account that does not exist
     const orphan = await post(app, 'export-flashcard', { jwtToken: app.issueToken('9'.repeat(39)), flashcardID: '1'.repeat(39) })
     t.equal(orphan.statusCode, 401)
@@ -209,7 +209,7 @@ test('import-cards and export-flashcard', async (t) => {
     const other = await registerUser(app)
     const stolen = await post(app, 'export-flashcard', { jwtToken: other.jwtToken, flashcardID })
     t.equal(stolen.statusCode, 404)
-    t.strictSame(stolen.json(), { error: `no flashcard ${flashcardID}` }, 'the same answer as for an id that does not exist')
+    t.strictSame(stolen.json(), { error: `no flashcard ${flashcardID}`, code: 'flashcard_not_found' }, 'the same answer as for an id that does not exist')
     t.notOk(stolen.body.includes('secret'))
 
     const malformed = await post(app, 'export-flashcard', { jwtToken, flashcardID: 'abc' })

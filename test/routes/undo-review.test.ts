@@ -165,7 +165,7 @@ test('undo-review', async (t) => {
   await t.test('an invalid token gives 401 and changes nothing', async (t) => {
     const response = await post(app, 'undo-review', { jwtToken: 'not.a.token' })
     t.equal(response.statusCode, 401)
-    t.same(response.json(), { error: 'invalid or expired token' })
+    t.same(response.json(), { error: 'invalid or expired token', code: 'invalid_token' })
     const missing = await post(app, 'undo-review', {})
     t.equal(missing.statusCode, 400)
   })

@@ -1,0 +1,73 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { REFUSAL_CODES, type RefusalCode } from '../domain/refusals.js'
+
+export type ErrorStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 415 | 429 | 431 | 500 | 503
+
+/**
+ * The one place where each refusal gets its HTTP status, with what it means:
+ * the error handler answers by it, the OpenAPI document lists the codes of
+ * each status, and docs/api.md is checked against it by a test.
+ */
+export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: string }> = {
+  malformed_request: { status: 400, meaning: 'the request is not well-formed HTTP' },
+  malformed_json: { status: 400, meaning: 'the body is not one JSON value' },
+  invalid_text: { status: 400, meaning: 'the body is not valid UTF-8, or a string holds an unpaired surrogate' },
+  invalid_field: { status: 400, meaning: 'a field is missing, of the wrong type, or out of its range' },
+  unknown_operation: { status: 404, meaning: 'no operation at this path' },
+  method_not_allowed: { status: 405, meaning: 'the operation exists with another method (see the Allow header)' },
+  request_timeout: { status: 408, meaning: 'the request did not arrive whole in time; the connection is closed' },
+  body_too_large: { status: 413, meaning: 'the body is over 1 MiB' },
+  unsupported_content_type: { status: 415, meaning: 'the body is not sent as application/json' },
+  unsupported_charset: { status: 415, meaning: 'the body is declared in a charset other than UTF-8' },
+  unsupported_content_encoding: { status: 415, meaning: 'the body is compressed (a Content-Encoding other than identity)' },
+  headers_too_large: { status: 431, meaning: 'the request headers are too large' },
+  invalid_token: { status: 401, meaning: 'the token is invalid, expired, revoked, or its account is gone' },
+  wrong_credentials: { status: 401, meaning: 'login: no account with this email and password' },
+  wrong_password: { status: 401, meaning: 'the password given to confirm a change is not the account\'s' },
+  email_taken: { status: 409, meaning: 'an account with this email exists' },
+  invalid_name: { status: 400, meaning: 'a folder or flashcard name the naming rules refuse' },
+  invalid_value: { status: 400, meaning: 'a value of the right type that the rules refuse (a time zone, a date, a separator)' },
+  invalid_import: { status: 400, meaning: 'text to import that cannot be read as cards; the message names the line' },
+  nothing_to_change: { status: 400, meaning: 'an edit that names nothing to change' },
+  invalid_move: { status: 400, meaning: 'a folder moved into itself or below itself' },
+  too_deep: { status: 400, meaning: 'folders would nest more than 20 levels deep' },
+  folder_not_found: { status: 404, meaning: 'no such folder of this user' },
+  flashcard_not_found: { status: 404, meaning: 'no such flashcard of this user' },
+  card_not_found: { status: 404, meaning: 'no such card in that flashcard of this user' },
+  goal_not_found: { status: 404, meaning: 'no such goal of this user' },
+  nothing_to_undo: { status: 404, meaning: 'undo-review: there is no review to take back' },
+  name_taken: { status: 409, meaning: 'a folder or flashcard of that name is already there' },
+  name_too_similar: { status: 409, meaning: 'a folder or flashcard with a name alike to this one (case, width, invisible characters) is already there' },
+  not_a_folder: { status: 409, meaning: 'a folder path names a flashcard' },
+  folder_full: { status: 409, meaning: 'the folder (or the top level) holds 1,000 folders and flashcards already' },
+  quota_exceeded: { status: 409, meaning: 'the account would hold more than its quota of cards, folders and flashcards, or goals' },
+  library_too_large: { status: 409, meaning: 'the folder tree would take more than 8 MiB' },
+  goal_final: { status: 409, meaning: 'the goal is completed or failed, which is final' },
+  review_id_reused: { status: 409, meaning: 'the reviewID was used for another card' },
+  changed_meanwhile: { status: 409, meaning: 'another request changed the same thing at the same time; nothing was done: read again and retry' },
+  too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
+  too_many_requests: { status: 429, meaning: 'this user has too many requests under way at once; retry after Retry-After' },
+  too_many_connections: { status: 429, meaning: 'too many connections open from this address' },
+  service_overloaded: { status: 503, meaning: 'the service as a whole is saturated; retry after Retry-After' },
+  database_unavailable: { status: 503, meaning: 'the database is unavailable or restarting; nothing was stored; retry after Retry-After' },
+  internal_error: { status: 500, meaning: 'a failure of the service; the answer carries a requestId, the details are in the log' }
+}
+
+export function statusOf (code: RefusalCode): ErrorStatus {
+  return REFUSALS[code].status
+}
+
+/** The codes answered with `status`. */
+export function codesOf (status: number): RefusalCode[] {
+  return REFUSAL_CODES.filter((code) => REFUSALS[code].status === status)
+}
+
+/** An error answer of one status: its sentence and one of that status's codes. */
+export function errorResponse (status: number): TSchema {
+  const codes = codesOf(status)
+  return Type.Object({
+    error: Type.String({ description: 'what went wrong and what to send instead' }),
+    code: Type.Unsafe<RefusalCode>({ type: 'string', enum: codes, description: codes.map((code) => `${code}: ${REFUSALS[code].meaning}`).join('; ') }),
+    requestId: Type.Optional(Type.String({ description: 'quote it when reporting an internal error' }))
+  }, { title: `Error${status}`, description: `error (${status})` })
+}
