@@ -270,13 +270,13 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
   t.equal(await page.$eval('#heatmap .heat-today', (cell) => cell.getAttribute('data-count')), '4', 'today\'s cell counts the 4 reviews')
   t.match(await page.$eval('#heatmap .heat-today', (cell) => cell.getAttribute('title')), /: 4 reviews$/, 'the cell says so in words')
   t.notOk(await page.$eval('#heatmap .heat-today', (cell) => cell.classList.contains('heat-0')), 'and is coloured')
-  // an XP goal set now counts today's reviews made before it, as the service counts them
+  // an XP goal set now counts what comes after it, as the service counts it: total XP less starting_xp
   await page.select('#create-goal-form select', 'XP')
   await page.$eval('#create-goal-form input[type="number"]', (input) => { (input as HTMLInputElement).value = '100' })
   await click(page, '#create-goal-form button[type="submit"]')
   await page.waitForFunction(() => [...document.querySelectorAll('#goal-list .goal-progress')].some((goal) => goal.textContent?.includes('XP gained') === true))
-  t.ok(await page.$$eval('#goal-list .goal-progress', (goals) => goals.some((goal) => goal.textContent?.startsWith('40 of 100 XP gained') === true)),
-    'an XP goal set after 4 reviews today shows their 40 XP, as the service counts it')
+  t.ok(await page.$$eval('#goal-list .goal-progress', (goals) => goals.some((goal) => goal.textContent?.startsWith('0 of 100 XP gained') === true)),
+    'an XP goal set after 4 reviews today starts at 0, not at their 40 XP')
 
   // ---- a reload mid-session: undo still brings back the last card answered, face up
   const numbers = await post(app, 'create-flashcard', {
@@ -322,6 +322,11 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
   await page.waitForSelector('#card-front')
   t.equal(await textOf(page, '#card-front .card-text'), edited, 'the card on show has its new text')
   t.match(await textOf(page, '#study-status'), /^1 card left · 1 answer · 10 XP/, 'and the sitting keeps its answers')
+
+  // ---- the XP goal counts the one answer kept since it was set (one more was undone)
+  await goTo(page, 'progress')
+  await page.waitForFunction(() => [...document.querySelectorAll('#goal-list .goal-progress')].some((goal) => goal.textContent?.startsWith('10 of 100 XP gained') === true))
+  t.pass('10 of 100 XP gained: total XP less starting_xp')
 
   // ---- phone width: no screen scrolls sideways
   await page.setViewport({ width: PHONE_WIDTH, height: 800 })

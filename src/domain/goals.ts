@@ -10,12 +10,17 @@ export interface Goal {
   type: GoalType
   /** Cards to revise or XP to gain, a positive integer. */
   target: number
-  /** The user's day the goal was created; activity counts from its beginning. */
+  /** The user's day the goal was created. */
   startDay: LocalDay
   /** The last day activity counts toward the goal. */
   endDay: LocalDay
   /** The user's total XP when the goal was created, shown on XP goals. */
   startingXp: number
+  /**
+   * The reviews and XP of the start day made before the goal was created: the daily
+   * counts cannot tell them from the later ones, and they do not count toward the goal.
+   */
+  earlierThatDay: DayActivity
   status: GoalStatus
   failDay: LocalDay | null
 }
@@ -28,6 +33,9 @@ export interface DayActivity {
 
 export type ActivityByDay = ReadonlyMap<LocalDay, DayActivity>
 
+/** No activity: what a goal created before any review of its day, or stored before goals counted from their creation, leaves out. */
+export const NOTHING_DONE: DayActivity = Object.freeze({ reviews: 0, xp: 0 })
+
 /** The spec's blank fail_date: a double quote, a space, a double quote. */
 export const FAIL_DATE_PLACEHOLDER = '" "'
 
@@ -35,16 +43,23 @@ export function isGoalType (value: unknown): value is GoalType {
   return typeof value === 'string' && (GOAL_TYPES as readonly string[]).includes(value)
 }
 
-/** Reviews (Card goal) or XP (XP goal) from the goal's start day through its end day. */
+/**
+ * Reviews (Card goal) or XP (XP goal) made from the goal's creation through its end
+ * day: the days of its window, less what its start day held when it was created. While
+ * the goal runs, an XP goal's progress is so the user's total XP less `startingXp`;
+ * XP gained after the end day is not progress.
+ */
 export function progressOf (goal: Goal, activity: ActivityByDay): number {
+  const countOf = (done: DayActivity): number => goal.type === 'Card' ? done.reviews : done.xp
   let progress = 0
   // Walking the map rather than the days keeps a goal spanning years as cheap as one
   // spanning a week; LocalDay strings compare in calendar order
   for (const [day, done] of activity) {
     if (day < goal.startDay || day > goal.endDay) continue
-    progress += goal.type === 'Card' ? done.reviews : done.xp
+    progress += countOf(done)
   }
-  return progress
+  // the spec's digits are never negative, even for counts that drifted apart
+  return Math.max(0, progress - countOf(goal.earlierThatDay))
 }
 
 /**

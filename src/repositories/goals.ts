@@ -1,10 +1,22 @@
 import type { ClientSession, Db } from 'mongodb'
-import type { Goal } from '../domain/goals.js'
+import type { LocalDay } from '../domain/calendar.js'
+import { NOTHING_DONE, type DayActivity, type Goal } from '../domain/goals.js'
 
-export interface GoalDocument extends Omit<Goal, 'id'> {
+export interface GoalDocument extends Omit<Goal, 'id' | 'earlierThatDay'> {
   _id: string
   userID: string
   createdAt: Date
+  /**
+   * Absent on goals stored before goals counted from their creation: those count
+   * their whole start day, as they did then (see toGoal).
+   */
+  earlierThatDay?: DayActivity
+  /**
+   * The account's review count when the goal was created: the reviews whose `seq` is
+   * at most this were made before it, even those of the same instant. Absent on goals
+   * stored before goals counted from their creation, which undo leaves as they were.
+   */
+  seqAtCreation?: number
 }
 
 export function toGoal (document: GoalDocument): Goal {
@@ -15,6 +27,7 @@ export function toGoal (document: GoalDocument): Goal {
     startDay: document.startDay,
     endDay: document.endDay,
     startingXp: document.startingXp,
+    earlierThatDay: document.earlierThatDay ?? NOTHING_DONE,
     status: document.status,
     failDay: document.failDay
   }
@@ -62,6 +75,21 @@ export function goalsRepository (db: Db, session?: ClientSession) {
         inSession
       )
       return result.matchedCount === 1
+    },
+
+    /**
+     * Takes an undone review out of the history the user's later goals started from,
+     * as if it had never been made: out of their starting XP, and out of what their
+     * start day held before them if it was made that day. Their progress, which
+     * counts only what came after them, stays what it was; an XP goal's stays its
+     * total XP less its starting XP. Goals without `seqAtCreation` are left alone.
+     */
+    async forgetReview (userID: string, review: { seq: number, day: LocalDay, xp: number }): Promise<void> {
+      const madeBefore = { userID, seqAtCreation: { $gte: review.seq } }
+      await goals.bulkWrite([
+        { updateMany: { filter: madeBefore, update: { $inc: { startingXp: -review.xp } } } },
+        { updateMany: { filter: { ...madeBefore, startDay: review.day }, update: { $inc: { 'earlierThatDay.reviews': -1, 'earlierThatDay.xp': -review.xp } } } }
+      ], { ordered: false, session })
     },
 
     /** false when the user has no such goal */

@@ -1,5 +1,5 @@
 import { formatDay, parseDisplayDay, userDay, type LocalDay } from '../domain/calendar.js'
-import { evaluateGoal, goalView, progressOf, type Goal, type GoalType, type GoalView } from '../domain/goals.js'
+import { evaluateGoal, goalView, NOTHING_DONE, progressOf, type Goal, type GoalType, type GoalView } from '../domain/goals.js'
 import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'
@@ -21,25 +21,30 @@ export function goalsService (context: ServiceContext) {
     async createGoal (user: UserDocument, request: { type: GoalType, target: number, endDate: string }) {
       const today = userDay(clock(), user).day
       const endDay = endDayOf(request.endDate, today)
-      // a goal counts from the start of today: reviews made earlier today already count toward it
-      const activity = await repositories.activity.byDay(user._id, today, today)
-      const goal: Goal = evaluateGoal({
-        id: newId(),
-        type: request.type,
-        target: request.target,
-        startDay: today,
-        endDay,
-        startingXp: user.totalXp,
-        status: 'in progress',
-        failDay: null
-      }, activity, today)
-      const { id, ...fields } = goal
-      // in the user's transaction: no goal is stored for an account deleted meanwhile
-      await context.userTransaction(user._id, async ({ goals, users }) => {
-        await goals.insert({ _id: id, userID: user._id, createdAt: clock(), ...fields })
+      // In the user's transaction: no goal is stored for an account deleted meanwhile, and
+      // the account and today's counts are read as they stand when the goal is created,
+      // since a concurrent review conflicts with its write to the account. A review is so
+      // either in the goal's starting point or counted toward it, never both or neither.
+      return await context.userTransaction(user._id, async ({ goals, users, activity }) => {
+        const account = await users.findById(user._id)
+        if (account === null) throw new Error(`account ${user._id} vanished inside its goal's transaction`)
+        const done = await activity.byDay(user._id, today, endDay)
+        const goal: Goal = evaluateGoal({
+          id: newId(),
+          type: request.type,
+          target: request.target,
+          startDay: today,
+          endDay,
+          startingXp: account.totalXp,
+          earlierThatDay: done.get(today) ?? NOTHING_DONE,
+          status: 'in progress',
+          failDay: null
+        }, done, today)
+        const { id, ...fields } = goal
+        await goals.insert({ _id: id, userID: user._id, createdAt: clock(), seqAtCreation: account.reviewCount ?? 0, ...fields })
         await useQuota(context, users, user._id, { goals: 1 })
+        return { goalID: id, goal: goalView(goal, progressOf(goal, done)) }
       })
-      return { goalID: id, goal: goalView(goal, progressOf(goal, activity)) }
     },
 
     /**

@@ -149,7 +149,7 @@ export function studyService (context: ServiceContext) {
      * restore; its review still goes, so undo can walk back past it.
      */
     async undoLastReview (user: UserDocument) {
-      const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity }) => {
+      const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity, goals }) => {
         const review = await reviews.lastDone(user._id, user.studyDay?.start)
         if (review === null) throw new Refusal('nothing_to_undo', 'there is no review to undo')
         const card = await cards.findById(user._id, review.cardID)
@@ -162,6 +162,8 @@ export function studyService (context: ServiceContext) {
         }
         if (!await reviews.remove(review._id)) throw new Error(`review ${review._id} vanished inside its undo's transaction`)
         await activity.unrecord(user._id, review.day, review.xp)
+        // reviews of a version that did not number them came before every goal that counts from its creation
+        await goals.forgetReview(user._id, { seq: review.seq ?? 0, day: review.day, xp: review.xp })
         return { review, card, totalXp: await users.unrecordReview(user._id, review) }
       })
       return {

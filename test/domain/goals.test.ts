@@ -4,6 +4,7 @@ import {
   evaluateGoal,
   goalTitle,
   goalView,
+  NOTHING_DONE,
   progressOf,
   type ActivityByDay,
   type DayActivity,
@@ -18,6 +19,7 @@ function cardGoal (overrides: Partial<Goal> = {}): Goal {
     startDay: '2026-03-10',
     endDay: '2026-03-15',
     startingXp: 0,
+    earlierThatDay: NOTHING_DONE,
     status: 'in progress',
     failDay: null,
     ...overrides
@@ -42,6 +44,22 @@ test('progress counts the goal window only, both ends included', async t => {
   t.equal(progressOf(cardGoal(), history), 5, 'Card goals count reviews')
   t.equal(progressOf(xpGoal(), history), 50, 'XP goals count XP')
   t.equal(progressOf(cardGoal(), new Map()), 0)
+})
+
+test('what the start day held when the goal was created does not count toward it', async t => {
+  const history = activity({
+    '2026-03-10': { reviews: 7, xp: 70 },
+    '2026-03-12': { reviews: 3, xp: 30 }
+  })
+  const earlierThatDay = { reviews: 5, xp: 50 }
+  t.equal(progressOf(cardGoal({ earlierThatDay }), history), 5, 'the 2 reviews after creation and the 3 of a later day')
+  t.equal(progressOf(xpGoal({ earlierThatDay }), history), 50, 'XP alike')
+  t.equal(progressOf(cardGoal({ earlierThatDay }), activity({ '2026-03-10': { reviews: 5, xp: 50 } })), 0, 'nothing since: 0, not the day\'s 5')
+  t.equal(evaluateGoal(cardGoal({ target: 5, earlierThatDay }), activity({ '2026-03-10': { reviews: 9, xp: 90 } }), '2026-03-10').status, 'in progress',
+    'a target the day had reached before the goal existed is not met by it')
+  t.equal(evaluateGoal(cardGoal({ target: 5, earlierThatDay }), history, '2026-03-12').status, 'completed', 'reviews after it are')
+  const late = evaluateGoal(cardGoal({ target: 5, earlierThatDay }), activity({ '2026-03-10': { reviews: 9 }, '2026-03-16': { reviews: 9 } }), '2026-04-01')
+  t.match(late, { status: 'failed', failDay: '2026-03-16' }, 'nor by reviews after the end day, asked whenever')
 })
 
 test('a goal is in progress until its target is met or its end day has passed', async t => {

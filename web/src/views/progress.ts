@@ -84,17 +84,17 @@ function goalProgress (goal: Goal, data: ProgressData): { done: number, target: 
     const target = Number(goal.data.cards_to_revise)
     return { done, target, text: `${done} of ${plural(target, 'card')} revised` }
   }
-  // As the service counts it: the XP of every review from the goal's start day (reviews
-  // earlier that day included) through its end day, none after. get-stats' heatmap gives
-  // the reviews per day in the user's calendar, at 10 XP each (it reaches back a year).
+  // As the service counts it: the XP gained since the goal was created, the total less
+  // starting_xp, without the XP gained after end_date (which cannot meet the goal, and is
+  // there only for a goal looked at later). get-stats' heatmap gives the reviews per day in
+  // the user's calendar, at 10 XP each, to take that off.
   const target = Number(goal.data.goal_xp)
-  const from = dayNumber(goal.data.start_date)
-  const until = Math.min(dayNumber(goal.end_date), dayNumber(serviceDate(data.today)))
-  let done = 0
+  const end = dayNumber(goal.end_date)
+  let afterEnd = 0
   for (const [date, reviews] of Object.entries(data.stats.heatmap)) {
-    const day = dayNumber(date)
-    if (day >= from && day <= until) done += Number(reviews) * XP_PER_REVIEW
+    if (dayNumber(date) > end) afterEnd += Number(reviews) * XP_PER_REVIEW
   }
+  const done = Math.max(0, Number(data.stats.total_xp) - Number(goal.data.starting_xp) - afterEnd)
   return { done, target, text: `${done} of ${target} XP gained` }
 }
 
