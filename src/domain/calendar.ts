@@ -290,7 +290,8 @@ export function parseDisplayDay (text: string): LocalDay | null {
  * are refused: a user lives in a place, and a place's offset changes with the seasons.
  */
 export function isTimezone (name: string): boolean {
-  return typeof name === 'string' && name !== '' && IANAZone.isValidZone(name)
+  // Intl takes offsets ('+05:00', '-0300') as zones too since Node 24: no IANA name starts with a sign
+  return typeof name === 'string' && name !== '' && !/^[+\-\u2212]/.test(name) && IANAZone.isValidZone(name)
 }
 
 /** The zone's canonical spelling ('europe/paris' -> 'Europe/Paris'), or null if it is not a zone. */
