@@ -1,8 +1,9 @@
-# The service against an external MongoDB (see docker-compose.yml), on the
-# current Node.js LTS.
-FROM node:26-bookworm-slim
+# The service against an external MongoDB (see docker-compose.yml), on
+# Node.js 24 LTS, the Node the README names.
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
+# --omit=dev leaves out the `node` dev dependency too: the image's own Node runs the service
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
