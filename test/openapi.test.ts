@@ -68,7 +68,7 @@ test('the OpenAPI document', async (t) => {
     }
   })
 
-  await t.test('the published operations are there as the spec names them', async (t) => {
+  await t.test('the published operations are there as the published interface names them', async (t) => {
     t.ok(document.paths['/api/update-goal-status']?.post)
     t.ok(document.paths['/api/get-today-cards']?.post)
   })

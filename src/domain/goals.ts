@@ -36,7 +36,7 @@ export type ActivityByDay = ReadonlyMap<LocalDay, DayActivity>
 /** No activity: what a goal created before any review of its day, or stored before goals counted from their creation, leaves out. */
 export const NOTHING_DONE: DayActivity = Object.freeze({ reviews: 0, xp: 0 })
 
-/** The spec's blank fail_date: a double quote, a space, a double quote. */
+/** The published interface's blank fail_date: a double quote, a space, a double quote. */
 export const FAIL_DATE_PLACEHOLDER = '" "'
 
 export function isGoalType (value: unknown): value is GoalType {
@@ -58,7 +58,7 @@ export function progressOf (goal: Goal, activity: ActivityByDay): number {
     if (day < goal.startDay || day > goal.endDay) continue
     progress += countOf(done)
   }
-  // the spec's digits are never negative, even for counts that drifted apart
+  // the published interface's digits are never negative, even for counts that drifted apart
   return Math.max(0, progress - countOf(goal.earlierThatDay))
 }
 
@@ -95,7 +95,7 @@ export interface XpGoalData {
   starting_xp: string
 }
 
-/** A goal as spec 2.1 shows it: every value a string, dates DD/MM/YYYY. */
+/** A goal as the published interface shows it: every value a string, dates DD/MM/YYYY. */
 export interface GoalView {
   data: CardGoalData | XpGoalData
   end_date: string

@@ -432,7 +432,7 @@ export function nodeCount (tree: LibraryTree): number {
   return count
 }
 
-/** A card as the tree of spec 2.2 shows it, with the flashcard that holds it. */
+/** A card as the published tree of today's cards (docs/interface.md) shows it, with the flashcard that holds it. */
 export interface CardLeaf {
   id: string
   flashcardID: string
@@ -468,7 +468,7 @@ function membersObject (members: Array<[string, unknown]>): JsonObject {
 }
 
 /**
- * The tree of spec 2.2 as JSON text: the folders and flashcards that hold the
+ * The published tree of today's cards (docs/interface.md) as JSON text: the folders and flashcards that hold the
  * cards given (every one of them with `includeEmpty`), each flashcard with its
  * cards in the order given. A repeated card id keeps its first place and its
  * last values.

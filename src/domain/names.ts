@@ -1,5 +1,5 @@
 /**
- * A client tells a flashcard from a folder by these members (spec 2.2), so no
+ * A client tells a flashcard from a folder by these members (docs/interface.md), so no
  * folder or flashcard may be called by them.
  */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['cards', 'flashcardID', 'flashcardName'])

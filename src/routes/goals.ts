@@ -42,7 +42,7 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/update-goal-status', {
     schema: {
       summary: 'Refresh and return the status of every goal of the user',
-      description: 'Spec 4.1. An invalid token gives the empty object {} (with status 401).',
+      description: 'Part of the published interface (docs/interface.md). An invalid token gives the empty object {} (with status 401).',
       tags: ['goals'],
       body: UpdateGoalStatusBody,
       response: { 200: GoalMap, 401: GoalMap }

@@ -140,7 +140,7 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/get-all-cards', {
     schema: {
       summary: 'The whole library as a tree, every card included',
-      description: 'The shape of spec 2.2 (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
+      description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
       tags: ['library'],
       body: AllCardsBody,
       response: { 200: LibraryTree }

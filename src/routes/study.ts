@@ -9,7 +9,7 @@ const study: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/get-today-cards', {
     schema: {
       summary: "Today's cards, as a tree of the folders and flashcards that hold them",
-      description: 'Spec 4.2. Learning and review cards due before the end of the user\'s day (most overdue first, at most reviewsPerDay less the reviews done today) and new cards in creation order (at most newCardsPerDay less those started today). {} when nothing is due.',
+      description: 'Part of the published interface (docs/interface.md). Learning and review cards due before the end of the user\'s day (most overdue first, at most reviewsPerDay less the reviews done today) and new cards in creation order (at most newCardsPerDay less those started today). {} when nothing is due.',
       tags: ['study'],
       body: TodayCardsBody,
       response: { 200: LibraryTree }

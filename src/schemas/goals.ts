@@ -27,7 +27,7 @@ export const CreateGoalBody = Type.Object({
 
 export const CreatedGoal = Type.Object({ goalID: Id, goal: GoalObject })
 
-/** Any token, even a missing or mistyped one, is checked by the handler: an invalid one gives {} (spec 4.1). */
+/** Any token, even a missing or mistyped one, is checked by the handler: an invalid one gives {} (docs/interface.md). */
 export const UpdateGoalStatusBody = Type.Object({
   jwtToken: Type.Optional(Type.Unknown({ description: 'token from register or login' }))
 })

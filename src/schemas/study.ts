@@ -7,7 +7,7 @@ export const REVIEW_ID_PATTERN = '^[\\x21-\\x7e]+$'
 export const TodayCardsBody = Type.Object({ jwtToken: JwtToken })
 
 /**
- * Spec 2.2: a tree keyed by the user's folder and flashcard names. The keys are
+ * The published tree (docs/interface.md): a tree keyed by the user's folder and flashcard names. The keys are
  * data, so the schema can only say "an object"; the tree module guarantees the shape.
  */
 /** A tree is sent as the JSON text the service wrote (domain/library-tree.ts), with this type. */

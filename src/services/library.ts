@@ -198,7 +198,7 @@ export function libraryService (context: ServiceContext) {
     /**
      * The user's folders and flashcards with their ids and card counts: what a
      * client needs to name a folder or flashcard in an edit, which the tree of
-     * spec 2.2 (keyed by names) does not give.
+     * the published interface (keyed by names) does not give.
      */
     async outline (userID: string) {
       const { trees, cards } = context.repositories
@@ -217,7 +217,7 @@ export function libraryService (context: ServiceContext) {
       return { folders: tree.folders.map(folderOutline) }
     },
 
-    /** The whole library in the shape of spec 2.2, as JSON text: every folder (an empty one as {}), every flashcard, every card. */
+    /** The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one as {}), every flashcard, every card. */
     async allCards (user: UserDocument): Promise<string> {
       const { trees, cards } = context.repositories
       const tree = await trees.read(user._id)

@@ -129,7 +129,7 @@ function leaves (value: unknown, path = ''): Array<[string, unknown]> {
   return [[path, value]]
 }
 
-test('a Card goal as the spec shows it', async t => {
+test('a Card goal as the published interface shows it', async t => {
   const view = goalView(cardGoal({ target: 20 }), 7)
   t.same(JSON.parse(JSON.stringify(view)), {
     data: { cards_revised_so_far: '7', cards_to_revise: '20' },
@@ -143,7 +143,7 @@ test('a Card goal as the spec shows it', async t => {
   for (const [path, leaf] of leaves(view)) t.type(leaf, 'string', path)
 })
 
-test('an XP goal as the spec shows it', async t => {
+test('an XP goal as the published interface shows it', async t => {
   const view = goalView(xpGoal({ target: 250, startingXp: 1230, startDay: '2026-03-02' }), 40)
   t.same(JSON.parse(JSON.stringify(view)), {
     data: { goal_xp: '250', start_date: '02/03/2026', starting_xp: '1230' },

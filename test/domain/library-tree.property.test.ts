@@ -61,7 +61,7 @@ function cardsFor (of: LibraryTree): fc.Arbitrary<CardLeaf[]> {
 const byCodeUnits = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
 
 /**
- * The tree as spec 2.2 shows it, built the plain way: Object.fromEntries
+ * The tree as the published interface shows it, built the plain way: Object.fromEntries
  * defines every member as its own property, "__proto__" included.
  */
 function model (of: LibraryTree, cards: readonly CardLeaf[], includeEmpty: boolean): unknown {

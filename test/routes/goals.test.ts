@@ -18,7 +18,7 @@ function sortedKeys (value: unknown): string[] {
   return isObject(value) ? Object.keys(value).sort() : []
 }
 
-/** Everything in an update-goal-status answer that breaks spec 2.1; [] for a conforming one. */
+/** Everything in an update-goal-status answer that breaks the published interface; [] for a conforming one. */
 function goalProblems (goals: unknown): string[] {
   if (!isObject(goals)) return ['the answer is not an object']
   const problems: string[] = []
@@ -101,7 +101,7 @@ test('goals', async (t) => {
     }
   }
 
-  await t.test('the shape check used below rejects answers that break spec 2.1', async (t) => {
+  await t.test('the shape check used below rejects answers that break the published interface', async (t) => {
     const id = '1'.repeat(39)
     const good = { data: { cards_revised_so_far: '0', cards_to_revise: '5' }, end_date: '10/05/2026', fail_date: PLACEHOLDER, status: 'in progress', title: 'Revise 5 cards by 10/05/2026', type: 'Card' }
     t.same(goalProblems({ [id]: good }), [])

@@ -24,7 +24,7 @@ function isFlashcard (value: Tree): boolean {
 }
 
 /**
- * Everything in a today's-cards tree that breaks spec 2.2 (or the pruning rule:
+ * Everything in a today's-cards tree that breaks the published interface (or the pruning rule:
  * no empty folder, no flashcard without cards); [] for a conforming tree.
  */
 function shapeProblems (tree: unknown): string[] {
@@ -158,7 +158,7 @@ test('get-today-cards', async (t) => {
     return { flashcardID, cardID: cardID as string }
   }
 
-  await t.test('the shape check used below rejects trees that break spec 2.2', async (t) => {
+  await t.test('the shape check used below rejects trees that break the published interface', async (t) => {
     const id = '1'.repeat(39)
     const good = { F: { S: { cards: { [id]: { last_review: '01/02/2026', review_status: '0.0' } }, flashcardID: id, flashcardName: 'S' } } }
     t.same(shapeProblems(good), [])
@@ -171,7 +171,7 @@ test('get-today-cards', async (t) => {
     t.not(nonStringLeaves({ F: { n: 1 } }).length, 0, 'a number leaf')
   })
 
-  await t.test('the tree has the shape of spec 2.2, at one and at three levels of folders', async (t) => {
+  await t.test('the tree has the shape of the published tree (docs/interface.md), at one and at three levels of folders', async (t) => {
     current = new Date('2026-05-04T12:00:00Z')
     const user = await registerUser(app)
     await makeFolder(user, ['Languages'])

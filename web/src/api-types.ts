@@ -28,7 +28,7 @@ export interface SettingsChange {
   desiredRetention?: number
 }
 
-/** A card as the spec 2.2 tree shows it. */
+/** A card as the published tree shows it. */
 export interface TreeCard { last_review: string, review_status: string }
 /** A flashcard in the tree: exactly these three members, which is how it differs from a folder. */
 export interface TreeFlashcard { cards: Record<string, TreeCard>, flashcardID: string, flashcardName: string }

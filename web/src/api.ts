@@ -71,7 +71,7 @@ export async function callApi<Op extends Operation> (operation: Op, body: Operat
     ? answer.error
     : null
   if (response.status === 401 && authenticated) {
-    // update-goal-status answers {} for a bad token (spec 4.1), so the words are ours then
+    // update-goal-status answers {} for a bad token (docs/interface.md), so the words are ours then
     const message = `You have been logged out (${said ?? 'invalid or expired token'}). Please log in again.`
     forgetSession()
     sessionEnded(message)

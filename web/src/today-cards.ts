@@ -82,7 +82,7 @@ function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {
 const FLASHCARD_MEMBERS = ['cards', 'flashcardID', 'flashcardName']
 
 /**
- * A flashcard of the spec 2.2 tree is an object with exactly the members cards,
+ * A flashcard of the published tree is an object with exactly the members cards,
  * flashcardID and flashcardName; any other object is a folder keyed by its name.
  */
 function isFlashcard (node: TreeFolder | TreeFlashcard): node is TreeFlashcard {
@@ -91,7 +91,7 @@ function isFlashcard (node: TreeFolder | TreeFlashcard): node is TreeFlashcard {
     typeof node.flashcardID === 'string'
 }
 
-/** Every flashcard of a spec 2.2 tree, however deep. */
+/** Every flashcard of a published tree, however deep. */
 function flashcardsIn (folder: TreeFolder): TreeFlashcard[] {
   return Object.values(folder).flatMap((child) => isFlashcard(child) ? [child] : flashcardsIn(child))
 }
