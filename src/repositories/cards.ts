@@ -192,7 +192,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         { $sort: { due: 1, createdOrder: 1 } },
         { $limit: wanted },
         { $project: QUEUE_PROJECTION }
-      ], { ...oneBatch(wanted), session }).toArray())
+        // one more than wanted: a first batch of exactly the $limit leaves the cursor open, and asking for
+        // the end of it would be one more round trip
+      ], { ...oneBatch(wanted + 1), session }).toArray())
     },
 
     /** New cards in creation order (a new card is due from its creation). Index user_queue. */
