@@ -11,7 +11,7 @@ import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { cardsRepository } from '../../src/repositories/cards.js'
 import { usersRepository, type UserDocument } from '../../src/repositories/users.js'
 import { buildTestApp, databaseOf, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
-import { learner, pairsOf, type Clock } from '../helpers/today-queues.js'
+import { call, learner, pairsOf, type Clock } from '../helpers/today-queues.js'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -99,7 +99,7 @@ test('undo puts a card back where it was: new again at the head of the queue, or
   await me.expectToday(t, 'undone: the card is due again, minutes ago, before that start')
 })
 
-test('cards added to a flashcard come after those created before them', async (t) => {
+test('cards added to a flashcard come after those created before them; cards created or imported before the start are not skipped', async (t) => {
   const clock = { now: new Date('2026-08-01T08:00:00Z') }
   const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
   const me = learner(app, await registerUser(app), clock)
@@ -124,6 +124,11 @@ test('cards added to a flashcard come after those created before them', async (t
   clock.now = kept
   const answer = await me.expectToday(t, 'cards created before the start are not skipped')
   t.strictSame(answer.get(behind.flashcardID), behind.cardIDs)
+  // and imported ones the same
+  clock.now = new Date(kept.getTime() - 2 * DAY)
+  const imported = await call(app, 'import-cards', { jwtToken: me.user.jwtToken, folder: ['Decks'], flashcardName: 'Imported', text: 'uno\tone\ndos\ttwo' }, 201)
+  clock.now = kept
+  t.strictSame((await me.expectToday(t, 'imported cards before the start are not skipped either')).get(imported.flashcardID as string), imported.cardIDs)
 })
 
 /** Two services on one database, with clocks of their own, as two instances of the service. */
