@@ -1,5 +1,8 @@
-// The benchmark's data: 100 users of 10,000 cards (one of them measured) and
-// one user of 100 cards. Accounts are registered through the service, so
+// The benchmark's data: about a million cards. A measured user of 10,000 cards
+// among 99 others of 8,500, a user of 100 cards, and the queue shapes of
+// today's cards: a user whose 100,000 cards are all new (a deck just
+// imported), one whose 50,000 cards are all overdue (back from a month away),
+// and for each a user of 100 cards with as many cards in today's answer. Accounts are registered through the service, so
 // passwords and settings are what real use makes; libraries, cards, review
 // logs and goals are written straight into the collections in the documents
 // the service itself writes (see the types imported below), because a million
@@ -11,6 +14,7 @@ import type { Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb
 import { addDays, dayOf, displayDayOf, startOfDay, userDay, type LocalDay, type UserCalendar } from '../../src/domain/calendar.js'
 import type { GoalStatus, GoalType } from '../../src/domain/goals.js'
 import { newId } from '../../src/domain/ids.js'
+import { NO_CARD } from '../../src/domain/queues.js'
 import { TOP_LEVEL, treeFromNodes, type ParentLinkedNode } from '../../src/domain/library-tree.js'
 import { CardState, newSchedule, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../../src/domain/scheduling.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
@@ -22,7 +26,7 @@ import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/services/library.js'
 
 /** Bump whenever what is generated changes: a kept data directory of another version is built again. */
-export const DATA_VERSION = 4
+export const DATA_VERSION = 5
 /**
  * Cards not due yet fall due from this many days after seeding on, and goals
  * in progress end later still: until then every run sees the same cards due
@@ -60,6 +64,12 @@ export interface UserProfile {
   goals: readonly GoalPlan[]
   /** changed through update-settings after registering */
   settings?: { reviewsPerDay?: number, newCardsPerDay?: number }
+  /**
+   * flashcards created one after another this many milliseconds apart, the
+   * last one a day before the data is made, as one import of many
+   * create-flashcard requests would; otherwise spread over the last year
+   */
+  createdEveryMs?: number
 }
 
 // targets out of reach and end days past DATA_DAYS_VALID: these goals stay in progress, so every call recomputes them
@@ -108,18 +118,81 @@ export const SMALL_USER: UserProfile = {
   ]
 }
 
-/** Cards in today's answer: the due ones and the day's new ones (newCardsPerDay, 20 by default). */
-export function expectedTodayCards (profile: UserProfile): number {
-  return profile.due + Math.min(profile.newCards, profile.settings?.newCardsPerDay ?? 20)
+/** 100,000 new cards, as an import of a large deck leaves them: 100 create-flashcard requests of 1,000 cards, 5 ms apart. */
+export const NEW_CARDS_USER: UserProfile = {
+  label: 'new-100k',
+  email: 'bench-new-100k@example.com',
+  timezone: 'UTC',
+  cards: 100_000,
+  due: 0,
+  newCards: 100_000,
+  folderShape: [4, 5],
+  flashcards: 100,
+  historyDays: 0,
+  historyReviewsPerDay: 0,
+  goals: [],
+  createdEveryMs: 5
 }
 
-/** The 99 other users with 10,000 cards: their documents lie between the measured users' ones. */
+/** The 100-card user with as many cards in today's answer as NEW_CARDS_USER: 100 new cards of one request, 20 a day shown. */
+export const NEW_CARDS_PEER: UserProfile = {
+  label: 'new-100',
+  email: 'bench-new-100@example.com',
+  timezone: 'UTC',
+  cards: 100,
+  due: 0,
+  newCards: 100,
+  folderShape: [1],
+  flashcards: 1,
+  historyDays: 0,
+  historyReviewsPerDay: 0,
+  goals: [],
+  createdEveryMs: 5
+}
+
+/** 50,000 cards all overdue, by up to a month: 100 shown a day, as many as OVERDUE_PEER shows. */
+export const OVERDUE_USER: UserProfile = {
+  label: 'overdue-50k',
+  email: 'bench-overdue-50k@example.com',
+  timezone: 'America/New_York',
+  cards: 50_000,
+  due: 50_000,
+  newCards: 0,
+  folderShape: [4, 5],
+  flashcards: 50,
+  historyDays: 0,
+  historyReviewsPerDay: 0,
+  goals: [],
+  settings: { reviewsPerDay: 100 }
+}
+
+/** The 100-card user with as many cards in today's answer as OVERDUE_USER: 100 overdue cards, all shown (200 reviews a day by default). */
+export const OVERDUE_PEER: UserProfile = {
+  label: 'overdue-100',
+  email: 'bench-overdue-100@example.com',
+  timezone: 'America/New_York',
+  cards: 100,
+  due: 100,
+  newCards: 0,
+  folderShape: [2],
+  flashcards: 2,
+  historyDays: 0,
+  historyReviewsPerDay: 0,
+  goals: []
+}
+
+/** Cards in today's answer: the due ones and the day's new ones, each within its daily allowance (200 and 20 by default). */
+export function expectedTodayCards (profile: UserProfile): number {
+  return Math.min(profile.due, profile.settings?.reviewsPerDay ?? 200) + Math.min(profile.newCards, profile.settings?.newCardsPerDay ?? 20)
+}
+
+/** The 99 other users with 8,500 cards: their documents lie between the measured users' ones. */
 function otherUsers (count: number): UserProfile[] {
   return Array.from({ length: count }, (_, n) => ({
     label: `other-${n + 1}`,
     email: `bench-other-${n + 1}@example.com`,
     timezone: ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Tokyo'][n % 4] as string,
-    cards: 10_000,
+    cards: 8500,
     due: 100 + (n * 37) % 600,
     newCards: 500 + (n * 113) % 2500,
     folderShape: [4, 3, 2],
@@ -130,10 +203,10 @@ function otherUsers (count: number): UserProfile[] {
   }))
 }
 
-/** Every user of the bench database, the measured one in the middle of the insertion order. */
+/** Every user of the bench database, the measured ones in the middle of the insertion order. */
 export function benchUsers (): UserProfile[] {
   const others = otherUsers(99)
-  return [...others.slice(0, 50), BIG_USER, ...others.slice(50), SMALL_USER]
+  return [...others.slice(0, 50), BIG_USER, NEW_CARDS_USER, OVERDUE_USER, ...others.slice(50), SMALL_USER, NEW_CARDS_PEER, OVERDUE_PEER]
 }
 
 // A small seeded generator: the same profile gives the same shapes on every build
@@ -285,6 +358,8 @@ class UserData {
   studyDay: StudyDay | undefined
   /** the user's XP before each day of the log: what a goal started that day records */
   readonly xpBefore = new Map<LocalDay, number>()
+  /** the earliest due instant of each queue of today's cards */
+  readonly firstDue: { new?: Date, due?: Date } = {}
 
   constructor (readonly profile: UserProfile, readonly userID: string, readonly now: Date) {
     this.random = randomSource(profile.label)
@@ -323,7 +398,10 @@ class UserData {
     const first = f * perFlashcard
     const count = Math.max(0, Math.min(perFlashcard, this.profile.cards - first))
     // older flashcards first: the newest ones, created in the last weeks, hold the new cards
-    const createdAt = new Date(this.now.getTime() - (365 - 340 * f / this.profile.flashcards) * DAY)
+    const every = this.profile.createdEveryMs
+    const createdAt = every === undefined
+      ? new Date(this.now.getTime() - (365 - 340 * f / this.profile.flashcards) * DAY)
+      : new Date(this.now.getTime() - DAY - (this.profile.flashcards - 1 - f) * every)
     const texts = Array.from({ length: count }, (_, n) => ({
       front: `${flashcard.name}, term ${n + 1}`,
       back: `What term ${n + 1} of ${flashcard.name} means, in the words a learner would write on the back of a card`
@@ -331,10 +409,13 @@ class UserData {
     const cards = newCards(this.userID, flashcard._id, texts, createdAt)
     for (const [n, card] of cards.entries()) {
       const role = this.roleOf(first + n)
-      if (role === 'new') continue
-      const schedule = this.scheduleOf(role, first + n)
-      Object.assign(card, schedule, { isNew: false, version: schedule.reps, lastReviewID: `server-${newId()}` })
-      if (role === 'later' && n % 5 === 0 && this.sample.length < 400) this.sample.push({ cardID: card._id, flashcardID: card.flashcardID, createdAt })
+      if (role !== 'new') {
+        const schedule = this.scheduleOf(role, first + n)
+        Object.assign(card, schedule, { isNew: false, version: schedule.reps, lastReviewID: `server-${newId()}` })
+        if (role === 'later' && n % 5 === 0 && this.sample.length < 400) this.sample.push({ cardID: card._id, flashcardID: card.flashcardID, createdAt })
+      }
+      const queue = card.isNew ? 'new' : 'due'
+      if (this.firstDue[queue] === undefined || card.due < this.firstDue[queue]) this.firstDue[queue] = card.due
     }
     return cards
   }
@@ -416,7 +497,13 @@ class UserData {
       reviewCount: this.reviewCount,
       // every folder, flashcard and goal was one write transaction of the user's
       writes: this.folders.length + this.flashcards.length + this.profile.goals.length,
-      usage: { cards: this.profile.cards, nodes: this.folders.length + this.flashcards.length, goals: this.profile.goals.length }
+      usage: { cards: this.profile.cards, nodes: this.folders.length + this.flashcards.length, goals: this.profile.goals.length },
+      // where the migration would start each queue (its earliest due instant, any card there); the first reads move the starts to the cards
+      queueFrom: {
+        new: this.firstDue.new === undefined ? { at: NO_CARD, order: Infinity } : { at: this.firstDue.new, order: -Infinity },
+        due: this.firstDue.due === undefined ? { at: NO_CARD, order: Infinity } : { at: this.firstDue.due, order: -Infinity },
+        writes: 0
+      }
     }
     if (this.studyDay !== undefined) changes.studyDay = this.studyDay
     return changes

@@ -4,6 +4,7 @@
 // driver's command monitoring, and that command is explained (executionStats).
 import type { CommandStartedEvent, Db, Document, MongoClient } from 'mongodb'
 import { userDay } from '../../src/domain/calendar.js'
+import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { heatmapStart } from '../../src/domain/stats.js'
 import { cardsRepository } from '../../src/repositories/cards.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
@@ -80,9 +81,10 @@ function summarise (explained: Document): Omit<ExplainRow, 'query' | 'usedBy' | 
 /**
  * Explains the hot queries as the service makes them for `userID`: with the
  * arguments its routes pass (today's bounds, the daily allowances, the goals'
- * window, the flashcards of today's cards).
+ * window, the flashcards of today's cards); and the queues of today's cards
+ * of `queueUsers` too.
  */
-export async function explainHotQueries (client: MongoClient, db: Db, userID: string, now: Date, log: (line: string) => void): Promise<ExplainRow[]> {
+export async function explainHotQueries (client: MongoClient, db: Db, userID: string, now: Date, log: (line: string) => void, queueUsers: ReadonlyArray<{ label: string, userID: string }> = []): Promise<ExplainRow[]> {
   const users = usersRepository(db)
   const cards = cardsRepository(db)
   const trees = treesRepository(db)
@@ -90,14 +92,29 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const activity = activityRepository(db)
   const goals = goalsRepository(db)
 
-  const user = await users.findById(userID)
-  if (user === null) throw new Error(`no user ${userID} in ${db.databaseName}`)
-  // as services/study.ts todayCards: the allowances less what the account counted today
-  const today = userDay(now, { timezone: user.timezone, dayStartHour: user.dayStartHour })
-  const counted = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
-  const reviewsLeft = Math.max(0, user.reviewsPerDay - counted.reviews)
-  const newLeft = Math.max(0, user.newCardsPerDay - counted.newCards)
-  const queue = [...await cards.dueQueue(userID, today.end, reviewsLeft), ...await cards.newQueue(userID, newLeft)]
+  /**
+   * As services/study.ts todayCards reads a user's queues: the allowances less
+   * what the account counted today, each queue from its start as the reads
+   * before left it (the first reads move the starts up to the cards).
+   */
+  async function todayQueues (owner: string) {
+    for (let read = 0; ; read++) {
+      const user = await users.findById(owner)
+      if (user === null) throw new Error(`no user ${owner} in ${db.databaseName}`)
+      const today = userDay(now, { timezone: user.timezone, dayStartHour: user.dayStartHour })
+      const counted = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
+      const allowance = { reviews: Math.max(0, user.reviewsPerDay - counted.reviews), newCards: Math.max(0, user.newCardsPerDay - counted.newCards) }
+      const ranges = todayQueueRanges(user.queueFrom, today.end, now)
+      const queues = await cards.todayQueue(owner, ranges, allowance)
+      const raised = startsAfterRead(ranges, queues, allowance)
+      const writes = user.queueFrom?.writes
+      if (Object.keys(raised).length === 0 || writes === undefined || read === 3) return { user, today, allowance, ranges, queues }
+      await users.raiseQueueStarts(owner, writes, raised)
+    }
+  }
+
+  const { user, today, allowance, ranges, queues } = await todayQueues(userID)
+  const queue = [...queues.due, ...queues.new]
   const allFlashcardIDs = flashcardIDsIn((await trees.read(userID)).folders)
   // as services/goals.ts goalStatuses: one window over every goal
   const userGoals = await goals.all(userID)
@@ -109,8 +126,8 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
 
   const hot: Array<{ query: string, usedBy: string, call: () => Promise<unknown> }> = [
     { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
-    { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, today.end, reviewsLeft) },
-    { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, newLeft) },
+    { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, ranges.due, allowance.reviews) },
+    { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, ranges.new, allowance.newCards) },
     { query: 'trees.read', usedBy: 'get-today-cards (alongside the cards)', call: () => trees.read(userID) },
     { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
     { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
@@ -123,6 +140,14 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
     { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) }
   ]
+
+  for (const { label, userID: owner } of queueUsers) {
+    const their = await todayQueues(owner)
+    hot.push(
+      { query: 'cards.dueQueue', usedBy: `get-today-cards (${label})`, call: () => cards.dueQueue(owner, their.ranges.due, their.allowance.reviews) },
+      { query: 'cards.newQueue', usedBy: `get-today-cards (${label})`, call: () => cards.newQueue(owner, their.ranges.new, their.allowance.newCards) }
+    )
+  }
 
   const rows: ExplainRow[] = []
   for (const { query, usedBy, call } of hot) {

@@ -1,5 +1,6 @@
 import type { ClientSession, Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
+import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
 import { oneBatch } from './batches.js'
 
 export interface CardDocument extends CardSchedule {
@@ -18,13 +19,67 @@ export interface CardDocument extends CardSchedule {
   lastReviewID: string | null
 }
 
-/** What a tree of today's cards needs of a card. */
-export type QueuedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
+/** What a tree of cards needs of a card. */
+export type TreeCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
 
-// only what a tree needs: every field less is less to decode for each of hundreds of cards
-const QUEUE_PROJECTION = {
+/** A card of today's cards: what the tree needs, and its place in its queue. */
+export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder'>
+
+// only what a tree needs: every field less is less to decode for each of thousands of cards
+const TREE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
+const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1 } as const
+
+/** Reads one window of a queue: the cards whose `due` and `createdOrder` match (either undefined: any), the first `wanted` in queue order. */
+type WindowRead = (due: Date | Record<string, Date> | undefined, createdOrder: Record<string, number> | undefined, wanted: number) => Promise<QueuedCard[]>
+
+function windowOf (due: Date | Record<string, Date> | undefined, createdOrder: Record<string, number> | undefined) {
+  return { ...(due === undefined ? {} : { due }), ...(createdOrder === undefined ? {} : { createdOrder }) }
+}
+
+/**
+ * The first `limit` cards of a queue in (due, createdOrder) order, read in
+ * windows from its start: each window one range of the queue's index, whose
+ * every card the database reads and sorts, so that what is read stays close
+ * to what is returned. The windows follow each other without gap or overlap,
+ * so their cards, each window's sorted, come in queue order; the cards
+ * before the start are none, by what the start means.
+ */
+async function readQueue (range: QueueRange, limit: number, read: WindowRead): Promise<QueuedCard[]> {
+  if (limit <= 0) return []
+  const { start, end } = range
+  if (start === undefined) return await read(end === null ? undefined : { $lt: end }, undefined, limit)
+  const found: QueuedCard[] = []
+  if (start.at.getTime() >= NO_CARD.getTime() || (end !== null && start.at.getTime() >= end.getTime())) return found
+  let from = start.at
+  // true once the cards at `from` itself have been read
+  let pastFrom = false
+  if (start.order !== -Infinity) {
+    if (start.order !== Infinity) {
+      // the start is a card of a batch created together: from there on, in creation order,
+      // first about as many as wanted (a batch's creation orders follow each other), then the rest of that instant
+      const firstOrders = start.order + 2 * limit
+      found.push(...await read(from, { $gte: start.order, $lt: firstOrders }, limit))
+      if (found.length < limit) found.push(...await read(from, { $gte: firstOrders }, limit - found.length))
+    }
+    pastFrom = true
+  }
+  let span = firstSpan(start)
+  while (found.length < limit) {
+    const to = from.getTime() + span
+    const last = end === null ? to > range.horizon.getTime() : to >= end.getTime()
+    const upTo = last ? end : new Date(to)
+    const wanted = limit - found.length
+    const window = await read({ [pastFrom ? '$gt' : '$gte']: from, ...(upTo === null ? {} : { $lt: upTo }) }, undefined, wanted)
+    found.push(...window)
+    if (last) break
+    span = nextSpan(span, window.length, wanted - window.length)
+    from = new Date(to)
+    pastFrom = false
+  }
+  return found
+}
 
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
@@ -116,39 +171,38 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     /**
      * Today's cards: learning and review cards due before `dueBefore`, most
      * overdue first, then new cards in creation order, each within its
-     * allowance. Two queries side by side, each a range of index user_queue:
+     * allowance and read from where the account says its queue starts. Two
+     * reads side by side, each in windows of one range of index user_queue:
      * one query with $or would make the embedded database scan the collection.
      */
-    async todayQueue (userID: string, dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<QueuedCard[]> {
+    async todayQueue (userID: string, queues: { due: QueueRange, new: QueueRange }, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
       const [due, fresh] = await Promise.all([
-        this.dueQueue(userID, dueBefore, allowance.reviews),
-        this.newQueue(userID, allowance.newCards)
+        this.dueQueue(userID, queues.due, allowance.reviews),
+        this.newQueue(userID, queues.new, allowance.newCards)
       ])
-      return [...due, ...fresh]
+      return { due, new: fresh }
     },
 
-    /** Learning and review cards due before `dueBefore`, most overdue first. Index user_queue. */
-    async dueQueue (userID: string, dueBefore: Date, limit: number): Promise<QueuedCard[]> {
-      if (limit <= 0) return []
-      return await cards.aggregate<QueuedCard>([
-        { $match: { userID, isNew: false, due: { $lt: dueBefore } } },
-        // every due card is sorted (the embedded database does not sort from the index):
-        // cut down to what the tree and the sort need first, as few bytes to sort as can be
-        { $project: { ...QUEUE_PROJECTION, due: 1, createdOrder: 1 } },
+    /** Learning and review cards due before the range's end, most overdue first. Index user_queue. */
+    async dueQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+      // the design keeps this one an aggregation: the cards due today, filtered in the database
+      return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
+        { $match: { userID, isNew: false, ...windowOf(due, createdOrder) } },
+        // right after the $match: the sort is made as the cards are read
         { $sort: { due: 1, createdOrder: 1 } },
-        { $limit: limit }
-      ], { ...oneBatch(limit), session }).toArray()
+        { $limit: wanted },
+        { $project: QUEUE_PROJECTION }
+        // one more than wanted: a first batch of exactly the $limit leaves the cursor open, and asking for
+        // the end of it would be one more round trip
+      ], { ...oneBatch(wanted + 1), session }).toArray())
     },
 
     /** New cards in creation order (a new card is due from its creation). Index user_queue. */
-    async newQueue (userID: string, limit: number): Promise<QueuedCard[]> {
-      if (limit <= 0) return []
-      return await cards.aggregate<QueuedCard>([
-        { $match: { userID, isNew: true } },
-        { $sort: { due: 1, createdOrder: 1 } },
-        { $limit: limit },
-        { $project: QUEUE_PROJECTION }
-      ], { ...oneBatch(limit), session }).toArray()
+    async newQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+      return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.find(
+        { userID, isNew: true, ...windowOf(due, createdOrder) },
+        { projection: QUEUE_PROJECTION, sort: { due: 1, createdOrder: 1 }, limit: wanted, ...oneBatch(wanted), session }
+      ).toArray())
     },
 
     /**
@@ -158,13 +212,13 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * read side by side: the embedded database answers each on a core of its
      * own. Index user_flashcard.
      */
-    async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<QueuedCard[]> {
+    async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<Array<TreeCard & Pick<CardDocument, 'createdOrder'>>> {
       const half = Math.ceil(flashcardIDs.length / 2)
       const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
       const found = (await Promise.all(halves.map(async (part) => await cards.find(
         { userID, flashcardID: { $in: [...part] } },
         // in one batch each (the server still caps one at 16 MiB)
-        { projection: { ...QUEUE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }
+        { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }
       ).toArray()))).flat()
       return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
     }

@@ -3,6 +3,7 @@ import { newId } from '../domain/ids.js'
 import { nodeCount, RECOVERED_FOLDER, treeFromNodes, type ParentLinkedNode } from '../domain/library-tree.js'
 import { activityId, type DayActivityDocument } from './activity.js'
 import type { TreeDocument } from './trees.js'
+import { queueStartsFromCards } from './migrations/queue-starts.js'
 
 interface MigrationDocument { _id: string, doneAt: Date }
 
@@ -101,7 +102,8 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db, log: (message: string) => 
         if ((error as { codeName?: string }).codeName !== 'NamespaceNotFound') throw error
       })
     }
-  }
+  },
+  queueStartsFromCards
 ]
 
 /** Sends the writes a thousand to a bulk write, in any order. */

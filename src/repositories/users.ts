@@ -1,6 +1,7 @@
 import type { ClientSession, Db } from 'mongodb'
 import { normaliseEmail, type UserSettings } from '../domain/accounts.js'
 import type { LocalDay } from '../domain/calendar.js'
+import type { QueueStart, QueueStarts } from '../domain/queues.js'
 import type { Quotas, Usage } from '../domain/quotas.js'
 import { refusingDuplicates } from './duplicate-key.js'
 
@@ -31,7 +32,36 @@ export interface UserDocument extends UserSettings {
   usage?: Partial<Usage>
   /** bumped by every transaction that changes the library, so that two of one user conflict (see lockForWrite) */
   writes?: number
+  /** where each queue of today's cards starts (domain/queues.ts); absent only on an account the start-up migration has not reached */
+  queueFrom?: QueueStarts
   createdAt: Date
+}
+
+/** Where a write puts a card: in the new-card queue or the due one, at its due instant and creation order. */
+export interface QueuePlace { isNew: boolean, due: Date, createdOrder: number }
+
+/**
+ * The parts of an account update that keep the start of a card's queue at or
+ * before the card just placed, and count the write, so that no start raised
+ * from a read made before it stands (see raiseQueueStarts).
+ *
+ * New cards are placed where they were created, at the end of the new-card
+ * queue: the start's instant and order each go down to the card's, which
+ * leaves them as they were unless the queue was empty or the card comes back
+ * (undo) before its start. A card placed in the due queue has a creation
+ * order unrelated to its due instant; lowering the start's order to it would
+ * make the next read take the whole instant of the start again. The start's
+ * instant goes down to one millisecond before the card's instead: the start
+ * is either there already, or moves to an instant that holds no card, where
+ * its order says nothing false.
+ */
+function queuePlacement (place: QueuePlace) {
+  return {
+    $min: place.isNew
+      ? { 'queueFrom.new.at': place.due, 'queueFrom.new.order': place.createdOrder }
+      : { 'queueFrom.due.at': new Date(place.due.getTime() - 1) },
+    $inc: { 'queueFrom.writes': 1 }
+  }
 }
 
 export class EmailTakenError extends Error {
@@ -88,32 +118,65 @@ export function usersRepository (db: Db, session?: ClientSession) {
      * Adds a review's XP and counts it on its day, in one update on the common
      * path; the account as it now is, or null when it is gone. A review of a
      * new day starts the day's count afresh; one of a day before the counted
-     * one (the time zone moved back) only adds XP.
+     * one (the time zone moved back) only adds XP. The same update keeps the
+     * start of the due queue at or before the card's new due instant.
      */
-    async recordReview (userID: string, review: { day: LocalDay, start: Date, end: Date, wasNew: boolean, xp: number }): Promise<UserDocument | null> {
+    async recordReview (userID: string, review: { day: LocalDay, start: Date, end: Date, wasNew: boolean, xp: number, placed: QueuePlace }): Promise<UserDocument | null> {
       const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
       const studyDay: StudyDay = { day: review.day, start: review.start, end: review.end, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 }
+      const queue = queuePlacement(review.placed)
       return await users.findOneAndUpdate(
         { _id: userID, 'studyDay.day': review.day },
-        { $inc: { totalXp: review.xp, reviewCount: 1, [counter]: 1 } },
+        { $inc: { totalXp: review.xp, reviewCount: 1, [counter]: 1, ...queue.$inc }, $min: queue.$min },
         after
       ) ?? await users.findOneAndUpdate(
         // no day counted yet, or an earlier one ($not rather than $or, which would scan every account)
         { _id: userID, 'studyDay.day': { $not: { $gte: review.day } } },
-        { $inc: { totalXp: review.xp, reviewCount: 1 }, $set: { studyDay } },
+        { $inc: { totalXp: review.xp, reviewCount: 1, ...queue.$inc }, $min: queue.$min, $set: { studyDay } },
         after
-      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp, reviewCount: 1 } }, after)
+      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp, reviewCount: 1, ...queue.$inc }, $min: queue.$min }, after)
     },
 
-    /** Takes a review back out of the XP total and, if it was made today, out of today's count. */
-    async unrecordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }): Promise<number> {
+    /**
+     * Takes a review back out of the XP total and, if it was made today, out of
+     * today's count; keeps the start of its queue at or before the card put
+     * back (`restored`, absent when the card is gone).
+     */
+    async unrecordReview (userID: string, review: { day: LocalDay, wasNew: boolean, xp: number }, restored?: QueuePlace): Promise<number> {
       const counter = review.wasNew ? 'studyDay.newCards' : 'studyDay.reviews'
+      const queue = restored === undefined ? undefined : queuePlacement(restored)
+      const min = queue === undefined ? {} : { $min: queue.$min }
       const user = await users.findOneAndUpdate(
         { _id: userID, 'studyDay.day': review.day, [counter]: { $gt: 0 } },
-        { $inc: { totalXp: -review.xp, [counter]: -1 } },
+        { ...min, $inc: { totalXp: -review.xp, [counter]: -1, ...queue?.$inc } },
         after
-      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: -review.xp } }, after)
+      ) ?? await users.findOneAndUpdate({ _id: userID }, { ...min, $inc: { totalXp: -review.xp, ...queue?.$inc } }, after)
       return user?.totalXp ?? 0
+    },
+
+    /**
+     * Keeps the start of the new-card queue at or before cards just created
+     * (`first` the first of them). The reach of the last read goes: the new
+     * cards may lie within it, and a first window that wide would read them all.
+     */
+    async queueNewCards (userID: string, first: { due: Date, createdOrder: number }): Promise<void> {
+      const { $min, $inc } = queuePlacement({ isNew: true, ...first })
+      await users.updateOne({ _id: userID }, { $min, $inc, $unset: { 'queueFrom.new.reach': '' } }, inSession)
+    },
+
+    /**
+     * Moves the starts of the queues to where a read of them found the cards
+     * begin, only while no write has placed a card since the account was
+     * read (`writes`, read with it, before the queues were). Every such write
+     * counts itself in the same transaction as the card, so a card the read
+     * did not see (committed after the account was read, or not yet) has
+     * changed the count, and the start stays where it was, below that card.
+     * Two reads raising at once both saw the same cards: either start holds.
+     */
+    async raiseQueueStarts (userID: string, writes: number, raised: { new?: QueueStart, due?: QueueStart }): Promise<void> {
+      const changes = Object.fromEntries(Object.entries(raised).filter(([, start]) => start !== undefined).map(([queue, start]) => [`queueFrom.${queue}`, start]))
+      if (Object.keys(changes).length === 0) return
+      await users.updateOne({ _id: userID, 'queueFrom.writes': writes }, { $set: changes }, inSession)
     },
 
     findById (userID: string): Promise<UserDocument | null> {

@@ -2,6 +2,7 @@ import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
 import { DEFAULT_SETTINGS, KNOWN_ADDRESSES, knownAddress, normaliseEmail, type UserSettings } from '../domain/accounts.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
+import { emptyQueues } from '../domain/queues.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
@@ -73,6 +74,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
           timezone,
           totalXp: 0,
           knownAddresses: [knownAddress(userID, address)],
+          queueFrom: emptyQueues(),
           createdAt: clock()
         })
       } catch (error) {

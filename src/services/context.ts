@@ -1,4 +1,5 @@
 import type { Repositories } from '../repositories/index.js'
+import type { CardDocument } from '../repositories/cards.js'
 import { QUOTA_NAMES, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 
@@ -21,4 +22,17 @@ export async function useQuota (context: ServiceContext, users: Repositories['us
   if (over !== null) {
     throw new Refusal('quota_exceeded', `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
   }
+}
+
+/**
+ * Stores cards just created, in the caller's transaction, and keeps the start
+ * of the user's new-card queue at or before them: a card stored without that
+ * could lie before the start, where today's cards never look.
+ */
+export async function storeNewCards ({ cards, users }: Pick<Repositories, 'cards' | 'users'>, userID: string, documents: readonly CardDocument[]): Promise<void> {
+  if (documents.length === 0) return
+  await cards.insertMany([...documents])
+  const due = Math.min(...documents.map((card) => card.due.getTime()))
+  const createdOrder = Math.min(...documents.map((card) => card.createdOrder))
+  await users.queueNewCards(userID, { due: new Date(due), createdOrder })
 }

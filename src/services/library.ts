@@ -7,7 +7,7 @@ import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
 import type { CardDocument } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
-import { useQuota, type ServiceContext } from './context.js'
+import { storeNewCards, useQuota, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves } from './wire.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 
@@ -89,7 +89,7 @@ export function libraryService (context: ServiceContext) {
       const documents = newCards(userID, flashcardID, cards, now)
       await editTree(userID, async (tree, { cards: cardStore, users }) => {
         addFlashcard(tree, folder, { id: flashcardID, name: flashcardName, description })
-        await cardStore.insertMany(documents)
+        await storeNewCards({ cards: cardStore, users }, userID, documents)
         await useQuota(context, users, userID, { nodes: 1, cards: documents.length })
       })
       return { flashcardID, cardIDs: documents.map((card) => card._id) }
@@ -165,7 +165,7 @@ export function libraryService (context: ServiceContext) {
         if (last !== null && first <= last) {
           for (const card of documents) card.createdOrder += last + 1 - first
         }
-        await cards.insertMany(documents)
+        await storeNewCards({ cards, users }, userID, documents)
         await useQuota(context, users, userID, { cards: documents.length })
       })
       return { cardIDs: documents.map((card) => card._id) }

@@ -2,6 +2,7 @@ import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
 import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
+import { startsAfterRead, todayQueueRanges } from '../domain/queues.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
 import type { ReviewAnswer } from '../repositories/reviews.js'
@@ -40,22 +41,35 @@ export function studyService (context: ServiceContext) {
     /**
      * The tree of the cards the user should study before their day ends, as
      * JSON text. After the account (read by authentication, with today's
-     * counts), one round trip: the cards due today (an aggregation on
-     * `cards`), the new cards and the user's tree are read side by side; the
-     * tree is then pruned to the flashcards that hold today's cards.
+     * counts and where each queue starts), one round trip on the common path:
+     * the cards due today (an aggregation on `cards`), the new cards and the
+     * user's tree are read side by side; the tree is then pruned to the
+     * flashcards that hold today's cards. A read that found a queue starting
+     * later than the account says moves its start there, for the next read.
      */
     async todayCards (user: UserDocument): Promise<string> {
-      const today = userDay(context.clock(), user)
+      const now = context.clock()
+      const today = userDay(now, user)
       const done = await doneToday(user, today)
-      const [cards, tree] = await Promise.all([
-        repositories.cards.todayQueue(user._id, today.end, {
-          reviews: Math.max(0, user.reviewsPerDay - done.reviews),
-          newCards: Math.max(0, user.newCardsPerDay - done.newCards)
-        }),
+      const allowance = {
+        reviews: Math.max(0, user.reviewsPerDay - done.reviews),
+        newCards: Math.max(0, user.newCardsPerDay - done.newCards)
+      }
+      const ranges = todayQueueRanges(user.queueFrom, today.end, now)
+      const [queues, tree] = await Promise.all([
+        repositories.cards.todayQueue(user._id, ranges, allowance),
         repositories.trees.read(user._id)
       ])
-      if (cards.length === 0) return '{}'
-      return treeJson(tree, cardLeaves(cards, user))
+      // the read moves a start up to where it found the queue begin (users.raiseQueueStarts says why
+      // that never skips a card); one that fails leaves the start lower, still right: the answer goes anyway
+      const writes = user.queueFrom?.writes
+      const raised = typeof writes === 'number' ? startsAfterRead(ranges, queues, allowance) : {}
+      const raising = typeof writes !== 'number' || Object.keys(raised).length === 0
+        ? null
+        : repositories.users.raiseQueueStarts(user._id, writes, raised).catch(() => {})
+      const answer = queues.due.length + queues.new.length === 0 ? '{}' : treeJson(tree, cardLeaves([...queues.due, ...queues.new], user))
+      await raising
+      return answer
     },
 
     /**
@@ -95,7 +109,7 @@ export function studyService (context: ServiceContext) {
           const after = scheduleReview(before, rating, now, { desiredRetention: user.desiredRetention })
           const wasNew = isNewCard(before)
           const reviewDay = userDay(now, user)
-          const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW })
+          const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW, placed: { isNew: false, due: after.due, createdOrder: card.createdOrder } })
           if (account === null) throw invalidToken()
           await activity.record(user._id, reviewDay.day, XP_PER_REVIEW)
           const answer: ReviewAnswer = {
@@ -164,7 +178,8 @@ export function studyService (context: ServiceContext) {
         await activity.unrecord(user._id, review.day, review.xp)
         // reviews of a version that did not number them came before every goal that counts from its creation
         await goals.forgetReview(user._id, { seq: review.seq ?? 0, day: review.day, xp: review.xp })
-        return { review, card, totalXp: await users.unrecordReview(user._id, review) }
+        const restored = card === null ? undefined : { isNew: isNewCard(review.before), due: review.before.due, createdOrder: card.createdOrder }
+        return { review, card, totalXp: await users.unrecordReview(user._id, review, restored) }
       })
       return {
         cardID: review.cardID,

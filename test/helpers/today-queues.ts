@@ -1,0 +1,133 @@
+// Today's cards against a full sort of the user's cards: what the tests of the
+// queues' starts (src/domain/queues.ts) compare, and a learner that studies
+// through the API at a test's clock.
+import type { FastifyInstance } from 'fastify'
+import { userDay } from '../../src/domain/calendar.js'
+import type { CardDocument } from '../../src/repositories/cards.js'
+import type { ReviewDocument } from '../../src/repositories/reviews.js'
+import type { UserDocument } from '../../src/repositories/users.js'
+import { databaseOf, post, type TestUser } from './app.js'
+
+type Tree = Record<string, unknown>
+
+/** The clock a test gives its app, moved by the test. */
+export interface Clock { now: Date }
+
+/** The part of a tap test the learner checks with. */
+interface Checks { strictSame: (found: unknown, wanted: unknown, message: string) => boolean }
+
+export async function call (app: FastifyInstance, operation: string, body: Record<string, unknown>, expected = 200): Promise<Record<string, unknown>> {
+  const response = await post(app, operation, body)
+  if (response.statusCode !== expected) throw new Error(`${operation}: ${response.statusCode} ${response.body}`)
+  return response.json()
+}
+
+/** The cards of a today's-cards tree, each flashcard's in the order the tree lists them. */
+export function cardsByFlashcard (tree: Tree, into = new Map<string, string[]>()): Map<string, string[]> {
+  for (const child of Object.values(tree)) {
+    if (typeof child !== 'object' || child === null) continue
+    const node = child as Tree
+    if (typeof node.flashcardID === 'string') into.set(node.flashcardID, Object.keys(node.cards as Tree))
+    else cardsByFlashcard(node, into)
+  }
+  return into
+}
+
+/** Sorted entries, so that two answers compare by content: which cards, each flashcard's in which order. */
+export function entriesOf (answer: Map<string, string[]>): Array<[string, string[]]> {
+  return [...answer.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+}
+
+/** An answer as (flashcardID, cardID) pairs. */
+export function pairsOf (answer: Map<string, string[]>): Array<[string, string]> {
+  return [...answer.entries()].flatMap(([flashcardID, cardIDs]) => cardIDs.map((cardID): [string, string] => [flashcardID, cardID]))
+}
+
+const byQueueOrder = (a: CardDocument, b: CardDocument): number => a.due.getTime() - b.due.getTime() || a.createdOrder - b.createdOrder
+
+/**
+ * The reviews and new cards started today, as the service counts them: the
+ * account's count of its latest review's day, or the log since today began
+ * when that day is another that overlaps today (the clock went back).
+ */
+async function doneToday (app: FastifyInstance, account: UserDocument, today: { start: Date }): Promise<{ reviews: number, newCards: number }> {
+  const counted = account.studyDay
+  if (counted === undefined || counted.end <= today.start) return { reviews: 0, newCards: 0 }
+  if (counted.start.getTime() === today.start.getTime()) return counted
+  const since = await databaseOf(app).collection<ReviewDocument>('reviews').find({ userID: account._id, reviewedAt: { $gte: today.start } }).toArray()
+  return { reviews: since.filter((review) => !review.wasNew).length, newCards: since.filter((review) => review.wasNew).length }
+}
+
+/**
+ * Today's cards as the design defines them, from a full sort of every card of
+ * the user: learning and review cards due before the end of today, most
+ * overdue first, within reviewsPerDay less the reviews done today; then new
+ * cards in creation order within newCardsPerDay less those started today.
+ * Grouped by flashcard, as the tree lists them.
+ */
+export async function fullSort (app: FastifyInstance, userID: string, now: Date): Promise<Map<string, string[]>> {
+  const db = databaseOf(app)
+  const account = await db.collection<UserDocument>('users').findOne({ _id: userID })
+  if (account === null) throw new Error(`no account ${userID}`)
+  const today = userDay(now, account)
+  const done = await doneToday(app, account, today)
+  const cards = await db.collection<CardDocument>('cards').find({ userID }).toArray()
+  const due = cards.filter((card) => !card.isNew && card.due < today.end).sort(byQueueOrder).slice(0, Math.max(0, account.reviewsPerDay - done.reviews))
+  const fresh = cards.filter((card) => card.isNew).sort(byQueueOrder).slice(0, Math.max(0, account.newCardsPerDay - done.newCards))
+  const grouped = new Map<string, string[]>()
+  for (const card of [...due, ...fresh]) grouped.set(card.flashcardID, [...grouped.get(card.flashcardID) ?? [], card._id])
+  return grouped
+}
+
+/**
+ * Moves the clock on a millisecond after a request that created cards: two
+ * requests creating cards in one millisecond would give them the same
+ * creation orders, which leave their order in today's cards undefined.
+ */
+function tick (clock: Clock): void {
+  clock.now = new Date(clock.now.getTime() + 1)
+}
+
+/** One user studying through the API, at the test's clock. */
+export function learner (app: FastifyInstance, user: TestUser, clock: Clock) {
+  let decks = 0
+  return {
+    user,
+    async today (): Promise<Map<string, string[]>> {
+      const response = await post(app, 'get-today-cards', { jwtToken: user.jwtToken })
+      if (response.statusCode !== 200) throw new Error(`get-today-cards: ${response.statusCode} ${response.body}`)
+      return cardsByFlashcard(JSON.parse(response.body) as Tree)
+    },
+    /** get-today-cards, checked against the full sort; what it returned. */
+    async expectToday (t: Checks, message: string): Promise<Map<string, string[]>> {
+      const answer = await this.today()
+      t.strictSame(entriesOf(answer), entriesOf(await fullSort(app, user.userID, clock.now)), message)
+      return answer
+    },
+    /** A flashcard of `size` new cards, made by one create-flashcard request: its cards share an instant. */
+    async flashcard (size: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
+      // the folder may be there already, made through another instance for the same user
+      if (decks === 0) await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Decks'] })
+      decks += 1
+      const cards = Array.from({ length: size }, (_, n) => ({ front: `card ${n}`, back: `back ${n}` }))
+      const created = await call(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: ['Decks'], flashcardName: `Deck ${decks} ${clock.now.toISOString()}`, cards }, 201)
+      tick(clock)
+      return created as { flashcardID: string, cardIDs: string[] }
+    },
+    async addCards (flashcardID: string, size: number): Promise<string[]> {
+      const cards = Array.from({ length: size }, (_, n) => ({ front: `added ${n}`, back: `back ${n}` }))
+      const added = await call(app, 'add-cards', { jwtToken: user.jwtToken, flashcardID, cards }, 201)
+      tick(clock)
+      return added.cardIDs as string[]
+    },
+    async review (flashcardID: string, cardID: string, rating: string): Promise<void> {
+      await call(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating })
+    },
+    async undo (): Promise<void> {
+      await call(app, 'undo-review', { jwtToken: user.jwtToken })
+    },
+    async settings (changes: Record<string, unknown>): Promise<void> {
+      await call(app, 'update-settings', { jwtToken: user.jwtToken, ...changes })
+    }
+  }
+}
