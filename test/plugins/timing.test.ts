@@ -22,13 +22,14 @@ test('Server-Timing splits each answer into database and application time', asyn
   const sent: CommandStartedEvent[] = []
   app.databaseClient.on('commandStarted', (event) => sent.push(event))
 
-  await t.test('get-today-cards: four database calls, one per query sent', async (t) => {
+  await t.test('get-today-cards: one database call in the header per query sent', async (t) => {
     sent.length = 0
     const response = await post(app, 'get-today-cards', { jwtToken: user.jwtToken })
     t.equal(response.statusCode, 200)
     t.same(Object.keys(response.json()), ['Spanish'], 'the tree itself is unchanged')
     const timing = serverTiming(response.headers['server-timing'])
-    t.equal(timing.calls, 4, 'the account; then side by side the due cards, the new cards, the folders and flashcards')
+    // the account, the tree, and the windows of the queues (how many depends on where the cards lie)
+    t.ok(timing.calls >= 3, `${timing.calls} calls`)
     t.equal(sent.length, timing.calls, 'the header counts the commands the server received')
     t.ok(timing.db > 0, 'database time is measured')
     t.ok(Math.abs(timing.db + timing.app - timing.total) <= 0.002, 'db + app = total (to rounding)')
@@ -47,11 +48,15 @@ test('Server-Timing splits each answer into database and application time', asyn
 
   await t.test('requests running side by side keep their own counts', async (t) => {
     const other = await registerUser(app)
+    const callsOf = async (jwtToken: string): Promise<number> => serverTiming((await post(app, 'get-today-cards', { jwtToken })).headers['server-timing']).calls
+    // each alone first (a queue's first read may widen its windows): then the calls each makes every time
+    for (const jwtToken of [user.jwtToken, other.jwtToken, user.jwtToken, other.jwtToken]) await callsOf(jwtToken)
+    const [mine, theirs] = [await callsOf(user.jwtToken), await callsOf(other.jwtToken)]
+    t.not(mine, theirs, 'the two users make different numbers of calls')
     const answers = await Promise.all([
-      ...Array.from({ length: 5 }, async () => await post(app, 'get-today-cards', { jwtToken: user.jwtToken })),
-      ...Array.from({ length: 5 }, async () => await post(app, 'get-today-cards', { jwtToken: other.jwtToken }))
+      ...Array.from({ length: 5 }, async () => await callsOf(user.jwtToken)),
+      ...Array.from({ length: 5 }, async () => await callsOf(other.jwtToken))
     ])
-    // the user without cards makes the same calls: the tree is read alongside the cards
-    t.same(answers.map((response) => serverTiming(response.headers['server-timing']).calls), [4, 4, 4, 4, 4, 4, 4, 4, 4, 4])
+    t.same(answers, [...Array(5).fill(mine), ...Array(5).fill(theirs)], 'side by side, each counts its own calls only')
   })
 })
