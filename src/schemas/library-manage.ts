@@ -107,14 +107,14 @@ export const AllCardsBody = Type.Object({ jwtToken: JwtToken })
 
 export const LibraryBody = Type.Object({ jwtToken: JwtToken })
 
-const FlashcardOutline = Type.Object({
+export const FlashcardOutline = Type.Object({
   flashcardID: Id,
   flashcardName: Type.String(),
   description: Type.String(),
   cards: Count('cards the flashcard holds')
 })
 
-const FolderOutline = Type.Recursive((Folder) => Type.Object({
+export const FolderOutline = Type.Recursive((Folder) => Type.Object({
   folderID: Id,
   name: Type.String(),
   folders: Type.Array(Folder),
