@@ -120,6 +120,7 @@ export const FolderOutline = Type.Recursive((Folder) => Type.Object({
   folders: Type.Array(Folder),
   flashcards: Type.Array(FlashcardOutline)
 }), { $id: 'FolderOutline' })
+export type FolderOutline = Static<typeof FolderOutline>
 
 export const LibraryOutline = Type.Object({
   folders: Type.Array(FolderOutline, { description: 'the top-level folders, in the order they were made; each with its folders and flashcards' })

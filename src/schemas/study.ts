@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { RATINGS } from '../domain/scheduling.js'
 import { Id, JwtToken, StringEnum } from './common.js'
 
@@ -47,6 +47,7 @@ export const ReviewAnswer = Type.Object({
   xp_gained: Type.String(),
   total_xp: Type.String()
 })
+export type ReviewAnswer = Static<typeof ReviewAnswer>
 
 export const PreviewReviewBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, cardID: Id })
 
