@@ -110,7 +110,8 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
       reviewIDs.push((JSON.parse(request.postData() ?? '{}') as { reviewID: string }).reviewID)
       if (failNextReview) {
         failNextReview = false
-        void request.respond({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'service unavailable, try again shortly' }) })
+        // an answer as the service gives one: its sentence and its code
+        void request.respond({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'service unavailable, try again shortly', code: 'database_unavailable' }) })
         return
       }
     }
@@ -208,6 +209,11 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
 
   // ---- study every card of the day with the keyboard only
   await goTo(page, 'study')
+  // undo before any review: the service refuses with nothing_to_undo, which the page says in its own words
+  await page.waitForSelector('#card-front')
+  await page.keyboard.press('u')
+  await waitForText(page, '#notice-message', 'There is no answer left to undo.')
+  t.equal(await textOf(page, '#error-message'), '', 'a notice, not an error')
   const answers: Array<{ front: string, key: string }> = []
   let undoneFront: string | undefined
   for (let shown = 0; shown < 20; shown += 1) {
@@ -378,8 +384,10 @@ test('the study page: register, import, study by keyboard, undo, goals, heatmap,
   await page.waitForSelector('#login-form')
   t.ok(await page.$eval('#main-nav', (nav) => (nav as HTMLElement).hidden), 'a reload stays logged out')
 
-  const [lostAnswer, ...otherErrors] = consoleErrors
-  t.match(lostAnswer, /status of 503/, 'the one error logged is the answer made to fail')
+  // Chromium logs every refused request: the undo with nothing to undo, then the answer made to fail
+  const [nothingToUndo, lostAnswer, ...otherErrors] = consoleErrors
+  t.match(nothingToUndo, /status of 404/, 'the first error logged is the undo refused')
+  t.match(lostAnswer, /status of 503/, 'the second is the answer made to fail')
   t.same(otherErrors, [], 'no other console errors')
   t.same(await page.evaluate(() => (window as unknown as PageWindow).cspViolations), [], 'nothing broke the Content-Security-Policy')
 

@@ -1,4 +1,5 @@
 import { addDays, formatDay, type LocalDay } from './calendar.js'
+import type { GoalView } from '../schemas/goals.js'
 
 export type GoalType = 'Card' | 'XP'
 export type GoalStatus = 'in progress' | 'completed' | 'failed'
@@ -84,29 +85,9 @@ export function goalTitle (type: GoalType, target: number, endDay: LocalDay): st
   return type === 'Card' ? `Revise ${target} cards by ${by}` : `Gain ${target} XP by ${by}`
 }
 
-export interface CardGoalData {
-  cards_revised_so_far: string
-  cards_to_revise: string
-}
-
-export interface XpGoalData {
-  goal_xp: string
-  start_date: string
-  starting_xp: string
-}
-
-/** A goal as the published interface shows it: every value a string, dates DD/MM/YYYY. */
-export interface GoalView {
-  data: CardGoalData | XpGoalData
-  end_date: string
-  fail_date: string
-  status: GoalStatus
-  title: string
-  type: GoalType
-}
-
+/** The goal as the published interface shows it (the wire type is its schema's, schemas/goals.ts). */
 export function goalView (goal: Goal, progress: number): GoalView {
-  const data: CardGoalData | XpGoalData = goal.type === 'Card'
+  const data: GoalView['data'] = goal.type === 'Card'
     ? { cards_revised_so_far: String(progress), cards_to_revise: String(goal.target) }
     : { goal_xp: String(goal.target), start_date: formatDay(goal.startDay), starting_xp: String(goal.startingXp) }
   const failDate = goal.status === 'failed'

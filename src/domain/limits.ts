@@ -16,3 +16,10 @@ export const MAX_CARD_TEXT = 10_000
  * the folders-and-flashcards quota keeps ordinary libraries far below it.
  */
 export const MAX_TREE_BYTES = 8 * 1024 * 1024
+
+/**
+ * The shortest password register and change-password accept (their schemas check it).
+ * Here rather than in passwords.ts, which needs Node: the request schemas import it,
+ * and the study page type-checks against those schemas without Node's types.
+ */
+export const MIN_PASSWORD_LENGTH = 8

@@ -2,8 +2,12 @@ import type { ClientSession, Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
 import type { CardSchedule, Rating } from '../domain/scheduling.js'
 
-/** The answer a review gave, kept so that a retry with the same reviewID gets it again. */
-export interface ReviewAnswer {
+/**
+ * The answer a review gave, kept so that a retry with the same reviewID gets it again.
+ * Storage, not the wire type (schemas/study.ts's ReviewAnswer): it is what older
+ * documents hold, so a change of the answer must say how they are answered.
+ */
+export interface StoredReviewAnswer {
   cardID: string
   review_status: string
   last_review: string
@@ -30,7 +34,7 @@ export interface ReviewDocument {
   xp: number
   /** the account's review count once this one was recorded: orders reviews of one instant */
   seq: number
-  answer: ReviewAnswer
+  answer: StoredReviewAnswer
 }
 
 export function reviewsRepository (db: Db, session?: ClientSession) {

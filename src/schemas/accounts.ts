@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js'
+import { MIN_PASSWORD_LENGTH } from '../domain/limits.js'
 import { JwtToken } from './common.js'
 import { NAME_PATTERN } from '../domain/names.js'
 

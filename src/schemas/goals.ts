@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { GOAL_TYPES } from '../domain/goals.js'
 import { Id, JwtToken, StringEnum } from './common.js'
 
@@ -13,6 +13,8 @@ export const GoalObject = Type.Object({
   title: Type.String(),
   type: Type.Union([Type.Literal('Card'), Type.Literal('XP')])
 })
+/** A goal as the published interface shows it: every value a string, dates DD/MM/YYYY. */
+export type GoalView = Static<typeof GoalObject>
 
 export const GoalMap = Type.Record(Type.String({ pattern: '^[0-9]+$' }), GoalObject, {
   description: 'goal id -> goal; {} when the token is invalid'

@@ -107,19 +107,20 @@ export const AllCardsBody = Type.Object({ jwtToken: JwtToken })
 
 export const LibraryBody = Type.Object({ jwtToken: JwtToken })
 
-const FlashcardOutline = Type.Object({
+export const FlashcardOutline = Type.Object({
   flashcardID: Id,
   flashcardName: Type.String(),
   description: Type.String(),
   cards: Count('cards the flashcard holds')
 })
 
-const FolderOutline = Type.Recursive((Folder) => Type.Object({
+export const FolderOutline = Type.Recursive((Folder) => Type.Object({
   folderID: Id,
   name: Type.String(),
   folders: Type.Array(Folder),
   flashcards: Type.Array(FlashcardOutline)
 }), { $id: 'FolderOutline' })
+export type FolderOutline = Static<typeof FolderOutline>
 
 export const LibraryOutline = Type.Object({
   folders: Type.Array(FolderOutline, { description: 'the top-level folders, in the order they were made; each with its folders and flashcards' })

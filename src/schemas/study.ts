@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { RATINGS } from '../domain/scheduling.js'
 import { Id, JwtToken, StringEnum } from './common.js'
 
@@ -17,6 +17,14 @@ export const LibraryTree = Type.Object({}, {
   additionalProperties: true,
   description: 'folder name -> folder; a flashcard is an object with exactly cards, flashcardID, flashcardName; card -> {last_review: DD/MM/YYYY, review_status: "0.0"}'
 })
+
+// The tree as its description gives it, for clients (the study page): the schema can say only "an object".
+/** A card in the tree, keyed by its cardID. */
+export interface TreeCard { last_review: string, review_status: string }
+/** A flashcard in the tree: exactly these three members, which is how it differs from a folder. */
+export interface TreeFlashcard { cards: Record<string, TreeCard>, flashcardID: string, flashcardName: string }
+/** A folder in the tree (the top level included): its members keyed by name, folders and flashcards alike. */
+export interface TreeFolder { [name: string]: TreeFolder | TreeFlashcard }
 
 export const ReviewCardBody = Type.Object({
   jwtToken: JwtToken,
@@ -39,6 +47,7 @@ export const ReviewAnswer = Type.Object({
   xp_gained: Type.String(),
   total_xp: Type.String()
 })
+export type ReviewAnswer = Static<typeof ReviewAnswer>
 
 export const PreviewReviewBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, cardID: Id })
 

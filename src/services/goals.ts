@@ -1,5 +1,6 @@
 import { formatDay, parseDisplayDay, userDay, type LocalDay } from '../domain/calendar.js'
-import { evaluateGoal, goalView, NOTHING_DONE, progressOf, type Goal, type GoalType, type GoalView } from '../domain/goals.js'
+import { evaluateGoal, goalView, NOTHING_DONE, progressOf, type Goal, type GoalType } from '../domain/goals.js'
+import type { GoalView } from '../schemas/goals.js'
 import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'

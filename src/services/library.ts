@@ -10,15 +10,9 @@ import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, useQuota, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves } from './wire.js'
 import { noCard, Refusal } from '../domain/refusals.js'
+import type { FolderOutline } from '../schemas/library-manage.js'
 
 interface CardText { front: string, back: string }
-
-interface FolderOutline {
-  folderID: string
-  name: string
-  folders: FolderOutline[]
-  flashcards: Array<{ flashcardID: string, flashcardName: string, description: string, cards: string }>
-}
 
 export interface NewFlashcard {
   folder: readonly string[]

@@ -5,7 +5,7 @@ import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, schedul
 import { startsAfterRead, todayQueueRanges } from '../domain/queues.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
-import type { ReviewAnswer } from '../repositories/reviews.js'
+import type { ReviewAnswer } from '../schemas/study.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { cardLeaves } from './wire.js'

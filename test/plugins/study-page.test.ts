@@ -1,5 +1,9 @@
+import { build } from 'esbuild'
+import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 import { buildTestApp } from '../helpers/app.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 test('the study page is served from this origin under a policy that allows no inline script or style', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
@@ -36,4 +40,21 @@ test('the study page is served from this origin under a policy that allows no in
   const style = await app.inject({ method: 'GET', url: '/app.css' })
   t.equal(style.statusCode, 200)
   t.match(style.headers['content-type'], /^text\/css/)
+})
+
+test('the page takes only types from the server: its bundle is web/src alone', async (t) => {
+  // web/src/api-types.ts imports the route schemas with `import type`, which esbuild erases;
+  // a value imported from src/ (or a package) would bring the server's code into the page
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: ['web/src/main.ts'],
+    bundle: true,
+    format: 'iife',
+    write: false,
+    metafile: true,
+    logLevel: 'silent'
+  })
+  const modules = Object.keys(result.metafile.inputs)
+  t.ok(modules.includes('web/src/api-types.ts'), 'the bundle is the page\'s, its wire types included')
+  t.same(modules.filter((module) => !module.startsWith('web/src/')), [], 'no module from src/ or node_modules')
 })

@@ -1,133 +1,116 @@
-// The shapes of the service's operations, as docs/api.md and src/schemas/ give them.
-// Every value the service answers is a string, counts and numbers included.
+// The shapes of the service's operations, taken from the route schemas of src/schemas/:
+// a change there fails `tsc -p web` wherever the page relies on what changed.
+//
+// Type-only imports: `import type` is erased by esbuild (verbatimModuleSyntax makes any
+// other import of src/ keep its value, and so its code, in the bundle), so the page
+// carries nothing of the server. Every value the service answers is a string, counts
+// and numbers included.
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { RefusalCode } from '../../src/domain/refusals.js'
+import type * as accounts from '../../src/schemas/accounts.js'
+import type * as goals from '../../src/schemas/goals.js'
+import type * as library from '../../src/schemas/library.js'
+import type * as manage from '../../src/schemas/library-manage.js'
+import type * as progress from '../../src/schemas/progress.js'
+import type * as study from '../../src/schemas/study.js'
+import type * as transfer from '../../src/schemas/transfer.js'
 
-export type Rating = 'again' | 'hard' | 'good' | 'easy'
-export const RATINGS: readonly Rating[] = ['again', 'hard', 'good', 'easy']
+/** What the page sends: the schema's body less jwtToken, which callApi adds (api.ts). */
+type Body<Schema extends TSchema> = Omit<Static<Schema>, 'jwtToken'>
 
-export interface SessionAnswer { userID: string, jwtToken: string }
+/** An operation: what the page sends, and what the service answers when it succeeds. */
+interface Exchange<BodySchema extends TSchema, Answer> { body: Body<BodySchema>, answer: Answer }
+/** An operation by the schemas of its route: its body, and its answer of 200 or 201. */
+type Op<BodySchema extends TSchema, AnswerSchema extends TSchema> = Exchange<BodySchema, Static<AnswerSchema>>
 
-export interface Profile {
-  userID: string
-  email: string
-  displayName: string
-  timezone: string
-  dayStartHour: string
-  newCardsPerDay: string
-  reviewsPerDay: string
-  desiredRetention: string
-  total_xp: string
-  createdAt: string
-}
+/** Compiles only when T is true: checks made by the compiler, nothing at run time. */
+type Check<T extends true> = T
 
-export interface SettingsChange {
-  displayName?: string
-  timezone?: string
-  dayStartHour?: number
-  newCardsPerDay?: number
-  reviewsPerDay?: number
-  desiredRetention?: number
-}
+/** Why the service refused a request: the stable codes of docs/api.md, the one thing the page branches on. */
+export type { RefusalCode }
 
-/** A card as the published tree shows it. */
-export interface TreeCard { last_review: string, review_status: string }
-/** A flashcard in the tree: exactly these three members, which is how it differs from a folder. */
-export interface TreeFlashcard { cards: Record<string, TreeCard>, flashcardID: string, flashcardName: string }
-/** A folder in the tree: its members keyed by name, folders and flashcards alike. */
-export interface TreeFolder { [name: string]: TreeFolder | TreeFlashcard }
+/**
+ * The page's own codes, for a failure that brought no refusal of the service's:
+ * network_failure, no answer at all (offline, the connection cut); unreadable_answer,
+ * an answer that is not the service's JSON (a proxy's error page, a cut-off body);
+ * not_logged_in, no token stored in this browser to send.
+ */
+export type PageErrorCode = 'network_failure' | 'unreadable_answer' | 'not_logged_in'
+/** None of the page's codes is one of the service's, so a code always says who gave it. */
+export type PageCodesAreItsOwn = Check<[Extract<PageErrorCode, RefusalCode>] extends [never] ? true : false>
+export type ErrorCode = RefusalCode | PageErrorCode
 
-/** A flashcard in get-library's outline; `cards` is how many cards it holds. */
-export interface OutlineFlashcard { flashcardID: string, flashcardName: string, description: string, cards: string }
+export type Rating = Static<typeof study.ReviewCardBody>['rating']
+
+/** The four answers, in the order of their buttons and of the keys 1-4. */
+export const RATINGS = ['again', 'hard', 'good', 'easy'] as const satisfies readonly Rating[]
+/** Every rating the service takes has its button: a rating added to the schema fails here. */
+export type EveryRatingHasAButton = Check<[Rating] extends [typeof RATINGS[number]] ? true : false>
+
+export type SessionAnswer = Static<typeof accounts.Session>
+export type Profile = Static<typeof accounts.UserProfile>
+export type SettingsChange = Body<typeof accounts.UpdateSettingsBody>
+
+export type { TreeCard, TreeFlashcard, TreeFolder } from '../../src/schemas/study.js'
+
 /** A folder in get-library's outline, with its ids: what the library's edits take. */
-export interface OutlineFolder { folderID: string, name: string, folders: OutlineFolder[], flashcards: OutlineFlashcard[] }
+export type OutlineFolder = Static<typeof manage.FolderOutline>
+/** A flashcard in get-library's outline; `cards` is how many cards it holds. */
+export type OutlineFlashcard = Static<typeof manage.FlashcardOutline>
 
-/** Where a card stands in its schedule: what every answer about one card tells. */
-export interface CardState { cardID: string, review_status: string, last_review: string, due: string }
+export type CardDetails = Static<typeof manage.CardDetails>
+export type Flashcard = Static<typeof manage.Flashcard>
+export type CardText = Static<typeof library.CardText>
+export type PlacedFolder = Static<typeof manage.PlacedFolder>
+export type CardFormat = Static<typeof transfer.ExportedFlashcard>['format']
 
-export interface CardDetails extends CardState { front: string, back: string }
-
-export interface Flashcard {
-  flashcardID: string
-  flashcardName: string
-  description: string
-  folder: string[]
-  cards: CardDetails[]
-}
-
-export interface CardText { front: string, back: string }
-
-export interface PlacedFolder { folderID: string, path: string[] }
-
-export type CardFormat = 'quizlet' | 'csv'
-
-export interface ReviewAnswer extends CardState { xp_gained: string, total_xp: string }
-
-export interface IntervalPreview { due: string, interval: string }
-export type ReviewPreview = { cardID: string } & Record<Rating, IntervalPreview>
-
+export type ReviewAnswer = Static<typeof study.ReviewAnswer>
+export type ReviewPreview = Static<typeof study.ReviewPreview>
 /** The card as it is again once its latest review is taken back, and the flashcard holding it. */
-export interface UndoneReview extends CardState { flashcardID: string, total_xp: string, undone_reviewID: string }
+export type UndoneReview = Static<typeof progress.UndoneReview>
 
-export type GoalType = 'Card' | 'XP'
-export type GoalStatus = 'in progress' | 'completed' | 'failed'
+export type Goal = Static<typeof goals.GoalObject>
+export type GoalType = Goal['type']
+export type GoalStatus = Goal['status']
 
-export interface Goal {
-  data: { cards_revised_so_far: string, cards_to_revise: string } | { goal_xp: string, start_date: string, starting_xp: string }
-  end_date: string
-  fail_date: string
-  status: GoalStatus
-  title: string
-  type: GoalType
-}
+export type Stats = Static<typeof progress.Stats>
 
-export interface Stats {
-  total_xp: string
-  weekly_xp: string
-  streak: string
-  heatmap: Record<string, string>
-  cards: { new: string, learning: string, review: string, relearning: string, total: string }
-}
-
-/** Each operation: what it takes besides the token, and what it answers. */
+/** Each operation the page calls: what it takes besides the token, and what it answers. */
 export interface Operations {
-  register: { body: { email: string, password: string, displayName?: string, timezone?: string }, answer: SessionAnswer }
-  login: { body: { email: string, password: string }, answer: SessionAnswer }
-  'get-user': { body: object, answer: Profile }
-  'update-settings': { body: SettingsChange, answer: Profile }
-  'logout-everywhere': { body: object, answer: { loggedOut: 'true' } }
+  register: Op<typeof accounts.RegisterBody, typeof accounts.Session>
+  login: Op<typeof accounts.LoginBody, typeof accounts.Session>
+  'get-user': Op<typeof accounts.TokenBody, typeof accounts.UserProfile>
+  'update-settings': Op<typeof accounts.UpdateSettingsBody, typeof accounts.UserProfile>
+  'logout-everywhere': Op<typeof accounts.TokenBody, typeof accounts.LoggedOut>
 
-  'get-library': { body: object, answer: { folders: OutlineFolder[] } }
-  'create-folder': { body: { path: string[] }, answer: PlacedFolder }
-  'rename-folder': { body: { folderID: string, name: string }, answer: PlacedFolder }
-  'move-folder': { body: { folderID: string, parentID?: string }, answer: PlacedFolder }
-  'delete-folder': { body: { folderID: string }, answer: { folderID: string, folders: string, flashcards: string, cards: string } }
-  'create-flashcard': { body: { folder: string[], flashcardName: string, description?: string, cards: CardText[] }, answer: { flashcardID: string, cardIDs: string[] } }
-  'get-flashcard': { body: { flashcardID: string }, answer: Flashcard }
-  'rename-flashcard': { body: { flashcardID: string, name: string }, answer: { flashcardID: string, flashcardName: string } }
-  'move-flashcard-set': { body: { flashcardID: string, folderID: string }, answer: { flashcardID: string, folderID: string, folder: string[] } }
-  'delete-flashcard': { body: { flashcardID: string }, answer: { flashcardID: string, cards: string } }
-  'add-cards': { body: { flashcardID: string, cards: CardText[] }, answer: { cardIDs: string[] } }
-  'edit-card': { body: { flashcardID: string, cardID: string, front?: string, back?: string }, answer: CardDetails }
-  'delete-card': { body: { flashcardID: string, cardID: string }, answer: { flashcardID: string, cardID: string } }
+  'get-library': Op<typeof manage.LibraryBody, typeof manage.LibraryOutline>
+  'create-folder': Op<typeof library.CreateFolderBody, typeof library.CreatedFolder>
+  'rename-folder': Op<typeof manage.RenameFolderBody, typeof manage.PlacedFolder>
+  'move-folder': Op<typeof manage.MoveFolderBody, typeof manage.PlacedFolder>
+  'delete-folder': Op<typeof manage.FolderBody, typeof manage.DeletedFolder>
+  'create-flashcard': Op<typeof library.CreateFlashcardBody, typeof library.CreatedFlashcard>
+  'get-flashcard': Op<typeof manage.FlashcardBody, typeof manage.Flashcard>
+  'rename-flashcard': Op<typeof manage.RenameFlashcardBody, typeof manage.RenamedFlashcard>
+  'move-flashcard-set': Op<typeof manage.MoveFlashcardBody, typeof manage.MovedFlashcard>
+  'delete-flashcard': Op<typeof manage.FlashcardBody, typeof manage.DeletedFlashcard>
+  'add-cards': Op<typeof manage.AddCardsBody, typeof manage.AddedCards>
+  'edit-card': Op<typeof manage.EditCardBody, typeof manage.CardDetails>
+  'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
 
-  'import-cards': {
-    body: { folder: string[], flashcardName: string, text: string, format?: CardFormat, termSeparator?: string, cardSeparator?: string, header?: boolean | 'auto' }
-    answer: { flashcardID: string, cardIDs: string[], imported: string }
-  }
-  'export-flashcard': {
-    body: { flashcardID: string, format?: CardFormat, termSeparator?: string, cardSeparator?: string }
-    answer: { flashcardID: string, flashcardName: string, format: CardFormat, text: string }
-  }
+  'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
+  'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>
 
-  'get-today-cards': { body: object, answer: TreeFolder }
-  'preview-review': { body: { flashcardID: string, cardID: string }, answer: ReviewPreview }
-  'review-card': { body: { flashcardID: string, cardID: string, rating: Rating, reviewID: string }, answer: ReviewAnswer }
-  'undo-review': { body: object, answer: UndoneReview }
+  // the schema of the tree can say only "an object" (its keys are names): TreeFolder says the rest
+  'get-today-cards': Exchange<typeof study.TodayCardsBody, study.TreeFolder>
+  'preview-review': Op<typeof study.PreviewReviewBody, typeof study.ReviewPreview>
+  'review-card': Op<typeof study.ReviewCardBody, typeof study.ReviewAnswer>
+  'undo-review': Op<typeof progress.UndoReviewBody, typeof progress.UndoneReview>
 
-  'update-goal-status': { body: object, answer: Record<string, Goal> }
-  'create-goal': { body: { type: GoalType, target: number, end_date: string }, answer: { goalID: string, goal: Goal } }
-  'edit-goal': { body: { goalID: string, target?: number, end_date?: string }, answer: { goalID: string, goal: Goal } }
-  'delete-goal': { body: { goalID: string }, answer: { goalID: string, deleted: 'true' } }
-  'get-stats': { body: object, answer: Stats }
+  'update-goal-status': Op<typeof goals.UpdateGoalStatusBody, typeof goals.GoalMap>
+  'create-goal': Op<typeof goals.CreateGoalBody, typeof goals.CreatedGoal>
+  'edit-goal': Op<typeof goals.EditGoalBody, typeof goals.CreatedGoal>
+  'delete-goal': Op<typeof goals.DeleteGoalBody, typeof goals.DeletedGoal>
+  'get-stats': Op<typeof progress.StatsBody, typeof progress.Stats>
 }
 
 export type Operation = keyof Operations

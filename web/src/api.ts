@@ -1,24 +1,28 @@
 // The one way the page talks to the service: POST /api/<operation> with a JSON body,
 // the token in the body field jwtToken (never a header), as every client of the API does.
-import type { Operation, Operations } from './api-types.js'
+import type { ErrorCode, Operation, Operations, RefusalCode } from './api-types.js'
 import { forgetSession, loadSession } from './session.js'
 
-/** The service refused or failed a request; `message` is its own words, fit to show the user. */
+/**
+ * The service refused or failed a request; `message` is its own words, fit to show the user.
+ * The page branches on `code` alone: the service's stable code, or one of the page's own
+ * when no refusal came (PageErrorCode).
+ */
 export class ApiError extends Error {
-  constructor (readonly status: number, message: string) {
+  constructor (readonly code: ErrorCode, message: string) {
     super(message)
     this.name = 'ApiError'
   }
 }
 
 /**
- * The token was refused (401 on an operation that needs one): the session is over.
+ * The token was refused (invalid_token), or there is none to send: the session is over.
  * Whoever listens (main.ts) has already sent the user to the login screen with a
  * message, so callers need not show this one again.
  */
 export class SessionEndedError extends ApiError {
-  constructor (message: string) {
-    super(401, message)
+  constructor (code: 'invalid_token' | 'not_logged_in', message: string) {
+    super(code, message)
     this.name = 'SessionEndedError'
   }
 }
@@ -40,7 +44,7 @@ export async function callApi<Op extends Operation> (operation: Op, body: Operat
     if (session === null) {
       const message = 'You are not logged in. Please log in again.'
       sessionEnded(message)
-      throw new SessionEndedError(message)
+      throw new SessionEndedError('not_logged_in', message)
     }
     payload.jwtToken = session.jwtToken
   }
@@ -55,29 +59,39 @@ export async function callApi<Op extends Operation> (operation: Op, body: Operat
       cache: 'no-store'
     })
   } catch {
-    throw new ApiError(0, 'Could not reach the service. Check your connection and try again.')
+    throw new ApiError('network_failure', 'Could not reach the service. Check your connection and try again.')
   }
 
   const answer = await response.json().catch(() => undefined) as unknown
   if (response.ok) {
     // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
     if (typeof answer !== 'object' || answer === null) {
-      throw new ApiError(response.status, `The service's answer to ${operation} could not be read. Please try again.`)
+      throw new ApiError('unreadable_answer', `The service's answer to ${operation} could not be read. Please try again.`)
     }
     return answer as Operations[Op]['answer']
   }
 
-  const said = typeof answer === 'object' && answer !== null && 'error' in answer && typeof answer.error === 'string'
-    ? answer.error
-    : null
-  if (response.status === 401 && authenticated) {
-    // update-goal-status answers {} for a bad token (docs/interface.md), so the words are ours then
+  const refusal = typeof answer === 'object' && answer !== null ? answer as { error?: unknown, code?: unknown } : {}
+  const said = typeof refusal.error === 'string' ? refusal.error : null
+  const code = refusalCode(operation, response.status, refusal.code)
+  if (code === 'invalid_token') {
+    // update-goal-status's {} gives no words, so the words are ours then
     const message = `You have been logged out (${said ?? 'invalid or expired token'}). Please log in again.`
     forgetSession()
     sessionEnded(message)
-    throw new SessionEndedError(message)
+    throw new SessionEndedError(code, message)
   }
+  // the service says how long to wait when it is too busy or a client asks too often
   const retryAfter = response.headers.get('retry-after')
-  const wait = retryAfter !== null && (response.status === 503 || response.status === 429) ? ` Try again in ${retryAfter} s.` : ''
-  throw new ApiError(response.status, `${said ?? `The service answered ${response.status} ${response.statusText}`.trim()}${wait}`)
+  const wait = retryAfter === null ? '' : ` Try again in ${retryAfter} s.`
+  throw new ApiError(code, `${said ?? `The service answered ${response.status} ${response.statusText}`.trim()}${wait}`)
+}
+
+/** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */
+function refusalCode (operation: Operation, status: number, code: unknown): ErrorCode {
+  // update-goal-status answers a bad token with 401 and {} (docs/interface.md: the published interface
+  // asks it), so that one refusal is known by its operation and status rather than by a code
+  if (operation === 'update-goal-status' && status === 401) return 'invalid_token'
+  // every error answer of the service carries one of its codes (src/schemas/errors.ts)
+  return typeof code === 'string' && code !== '' ? code as RefusalCode : 'unreadable_answer'
 }

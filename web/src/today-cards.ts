@@ -57,12 +57,12 @@ export async function loadStudyCard (flashcardID: string, cardID: string): Promi
   return flashcard === undefined || card === undefined ? undefined : studyCard(flashcard, card)
 }
 
-/** The flashcard, or undefined when the service no longer has it (404: deleted meanwhile). */
+/** The flashcard, or undefined when the service no longer has it (flashcard_not_found: deleted meanwhile). */
 async function unlessGone (request: Promise<Flashcard>): Promise<Flashcard | undefined> {
   try {
     return await request
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined
+    if (error instanceof ApiError && error.code === 'flashcard_not_found') return undefined
     throw error
   }
 }

@@ -166,8 +166,8 @@ export const showStudy: Screen = (container, { session }) => {
         sitting.takeNext()
       }, (error: unknown) => {
         reportFailure(error)
-        // a card deleted meanwhile cannot be answered: go on with the others
-        if (error instanceof ApiError && error.status === 404) sitting.takeNext()
+        // a card deleted meanwhile, or its flashcard, cannot be answered: go on with the others
+        if (error instanceof ApiError && error.code === 'card_not_found') sitting.takeNext()
       })
       .finally(() => {
         sitting.sending = false
@@ -201,7 +201,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.phase = 'front'
       showNotice(`Undone: the card "${shorten(card.front)}" is back.`)
     }).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 404) showNotice('There is no answer left to undo.')
+      if (error instanceof ApiError && error.code === 'nothing_to_undo') showNotice('There is no answer left to undo.')
       else reportFailure(error)
     }).finally(() => {
       sitting.sending = false
