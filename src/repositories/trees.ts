@@ -73,6 +73,12 @@ function updateOf (tree: EditedTree): UpdateFilter<TreeDocument> {
       }
       case 'remove': {
         const path = pathOf(change.from)
+        const left = listAt(tree, change.from)
+        // a short list is set as it is left: on the embedded database a $pull costs more than
+        // the whole list; a long one (the top level, a big folder) is pulled from, not sent
+        if (BSON.calculateObjectSize({ left }) <= SET_WHOLE_LIST_BYTES) {
+          return { path, list: change.from, apply: (update) => { update.$set[path] = left } }
+        }
         return { path, list: change.from, apply: (update) => { update.$pull[path] = { id: change.node.id } } }
       }
     }
@@ -98,6 +104,9 @@ function updateOf (tree: EditedTree): UpdateFilter<TreeDocument> {
   for (const operation of operations) operation.apply(update)
   return Object.fromEntries(Object.entries(update).filter(([, fields]) => Object.keys(fields).length > 0))
 }
+
+/** A list left this small by a removal is written whole rather than pulled from (see updateOf). */
+const SET_WHOLE_LIST_BYTES = 64 * 1024
 
 /** How many stored bytes the changes add (or take away, when negative). */
 function bytesAdded (changes: readonly TreeChange[]): number {
