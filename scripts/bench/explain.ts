@@ -120,7 +120,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const userGoals = await goals.all(userID)
   const from = userGoals.reduce((earliest, goal) => goal.startDay < earliest ? goal.startDay : earliest, userGoals[0]?.startDay ?? today.day)
   const to = userGoals.reduce((latest, goal) => goal.endDay > latest ? goal.endDay : latest, from)
-  const lastReview = await reviews.lastDone(userID)
+  const lastReview = await reviews.latest(userID)
   const someCard = queue[0]
   if (someCard === undefined || lastReview === null) throw new Error(`user ${userID} has no cards due or no reviews: the data is not the benchmark's`)
 
@@ -133,7 +133,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
     { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
-    { query: 'reviews.lastDone', usedBy: 'undo-review', call: () => reviews.lastDone(userID, user.studyDay?.start) },
+    { query: 'reviews.latest', usedBy: 'undo-review', call: () => reviews.latest(userID, user.studyDay?.start) },
     { query: 'cards.ofFlashcards', usedBy: 'get-all-cards', call: () => cards.ofFlashcards(userID, allFlashcardIDs) },
     { query: 'trees.read', usedBy: 'get-all-cards', call: () => trees.read(userID) },
     { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },

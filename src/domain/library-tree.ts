@@ -477,12 +477,12 @@ export function treeJson (tree: LibraryTree, cards: readonly CardLeaf[], options
   const includeEmpty = options.includeEmpty === true
   const cardsByFlashcard = new Map<string, JsonObject>()
   for (const card of cards) {
-    let held = cardsByFlashcard.get(card.flashcardID)
-    if (held === undefined) {
-      held = Object.create(null) as JsonObject
-      cardsByFlashcard.set(card.flashcardID, held)
+    let ofFlashcard = cardsByFlashcard.get(card.flashcardID)
+    if (ofFlashcard === undefined) {
+      ofFlashcard = Object.create(null) as JsonObject
+      cardsByFlashcard.set(card.flashcardID, ofFlashcard)
     }
-    held[card.id] = { last_review: card.last_review, review_status: card.review_status }
+    ofFlashcard[card.id] = { last_review: card.last_review, review_status: card.review_status }
   }
 
   function folderValue (folder: FolderNode | LibraryTree): JsonObject | null {
@@ -493,9 +493,9 @@ export function treeJson (tree: LibraryTree, cards: readonly CardLeaf[], options
     }
     if ('flashcards' in folder) {
       for (const flashcard of folder.flashcards) {
-        const held = cardsByFlashcard.get(flashcard.id)
-        if (held === undefined && !includeEmpty) continue
-        members.push([flashcard.name, { cards: held ?? {}, flashcardID: flashcard.id, flashcardName: flashcard.name }])
+        const ofFlashcard = cardsByFlashcard.get(flashcard.id)
+        if (ofFlashcard === undefined && !includeEmpty) continue
+        members.push([flashcard.name, { cards: ofFlashcard ?? {}, flashcardID: flashcard.id, flashcardName: flashcard.name }])
       }
     }
     if (members.length === 0 && !includeEmpty) return null

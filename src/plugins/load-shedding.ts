@@ -72,13 +72,13 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
     reply.raw.once('close', () => { inFlight -= 1 })
   })
   app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
-    const held = inFlightByUser.get(userID) ?? 0
-    if (held >= shedding.maxInFlightPerUser) {
+    const underWay = inFlightByUser.get(userID) ?? 0
+    if (underWay >= shedding.maxInFlightPerUser) {
       // this client's own limit: only it waits, and the service stays available to everyone else
       throw new Refusal('too_many_requests', `this account has ${shedding.maxInFlightPerUser} requests under way, the most at once: ` +
         'wait for their answers, or retry after the seconds in Retry-After', 1)
     }
-    inFlightByUser.set(userID, held + 1)
+    inFlightByUser.set(userID, underWay + 1)
     reply.raw.once('close', () => {
       const left = (inFlightByUser.get(userID) ?? 1) - 1
       if (left === 0) inFlightByUser.delete(userID)

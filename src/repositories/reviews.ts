@@ -1,6 +1,13 @@
 import type { ClientSession, Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
 import type { CardSchedule, Rating } from '../domain/scheduling.js'
+import { refusingDuplicates } from './duplicate-key.js'
+
+/** A review whose reviewID the user's log holds already: a retry of a review stored before, or the key reused. */
+export class ReviewIDTakenError extends Error {
+  override name = 'ReviewIDTakenError'
+  constructor (readonly reviewID: string) { super(`reviewID ${reviewID} is in the log already`) }
+}
 
 /**
  * The answer a review gave, kept so that a retry with the same reviewID gets it again.
@@ -42,8 +49,9 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
   const inSession = { session }
   return {
     /** Throws a duplicate key error (11000) when the user has a review of this reviewID already. */
+    /** Adds a review to the log; a reviewID the user's log holds already is a ReviewIDTakenError. */
     async insert (review: ReviewDocument): Promise<void> {
-      await reviews.insertOne(review, inSession)
+      await refusingDuplicates(() => reviews.insertOne(review, inSession), () => new ReviewIDTakenError(review.reviewID))
     },
 
     /** Index user_reviewID_unique. */
@@ -68,7 +76,7 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
      * filter matches, even for one, so the whole log is read only when
      * nothing recent is there. Index user_reviewedAt_seq.
      */
-    async lastDone (userID: string, recentSince?: Date): Promise<ReviewDocument | null> {
+    async latest (userID: string, recentSince?: Date): Promise<ReviewDocument | null> {
       const latest = { sort: { reviewedAt: -1, seq: -1 }, session } as const
       const recent = recentSince === undefined ? null : await reviews.findOne({ userID, reviewedAt: { $gte: recentSince } }, latest)
       return recent ?? await reviews.findOne({ userID }, latest)
@@ -79,7 +87,7 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
      * card's lastReview and every review adds one to reps, so the pair names
      * it. Index user_reviewedAt_seq.
      */
-    producing (userID: string, cardID: string, schedule: CardSchedule): Promise<ReviewDocument | null> {
+    producerOf (userID: string, cardID: string, schedule: CardSchedule): Promise<ReviewDocument | null> {
       if (schedule.lastReview === null) return Promise.resolve(null)
       return reviews.findOne({ userID, reviewedAt: schedule.lastReview, cardID, 'after.reps': schedule.reps }, inSession)
     },

@@ -97,7 +97,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
      * quota: the name of the first quota it would pass, or null when it was
      * added (or the account is gone, which the caller's lock has ruled out).
      */
-    async use (userID: string, added: Partial<Usage>, quotas: Quotas): Promise<keyof Quotas | null> {
+    async addToUsage (userID: string, added: Partial<Usage>, quotas: Quotas): Promise<keyof Quotas | null> {
       const parts = (Object.entries(added) as Array<[keyof Quotas, number]>).filter(([, amount]) => amount > 0)
       if (parts.length === 0) return null
       const within = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, { $not: { $gt: quotas[part] - amount } }]))
@@ -108,7 +108,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
     },
 
     /** Takes back from the account's usage what a deletion freed. */
-    async free (userID: string, freed: Partial<Usage>): Promise<void> {
+    async takeFromUsage (userID: string, freed: Partial<Usage>): Promise<void> {
       const parts = Object.entries(freed).filter(([, amount]) => amount > 0)
       if (parts.length === 0) return
       await users.updateOne({ _id: userID }, { $inc: Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, -amount])) }, inSession)

@@ -17,8 +17,8 @@ export interface ServiceContext {
 }
 
 /** Adds to the account's usage inside its transaction, or refuses (409) naming the quota it would pass. */
-export async function useQuota (context: ServiceContext, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
-  const over = await users.use(userID, added, context.quotas)
+export async function addToUsageWithinQuotas (context: ServiceContext, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
+  const over = await users.addToUsage(userID, added, context.quotas)
   if (over !== null) {
     throw new Refusal('quota_exceeded', `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
   }

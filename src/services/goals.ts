@@ -4,7 +4,7 @@ import type { GoalView } from '../schemas/goals.js'
 import { newId } from '../domain/ids.js'
 import { toGoal } from '../repositories/goals.js'
 import type { UserDocument } from '../repositories/users.js'
-import { useQuota, type ServiceContext } from './context.js'
+import { addToUsageWithinQuotas, type ServiceContext } from './context.js'
 import { Refusal } from '../domain/refusals.js'
 
 /** The end day a request asks for: a real date, today or later. */
@@ -43,7 +43,7 @@ export function goalsService (context: ServiceContext) {
         }, done, today)
         const { id, ...fields } = goal
         await goals.insert({ _id: id, userID: user._id, createdAt: clock(), seqAtCreation: account.reviewCount ?? 0, ...fields })
-        await useQuota(context, users, user._id, { goals: 1 })
+        await addToUsageWithinQuotas(context, users, user._id, { goals: 1 })
         return { goalID: id, goal: goalView(goal, progressOf(goal, done)) }
       })
     },
@@ -84,7 +84,7 @@ export function goalsService (context: ServiceContext) {
     async deleteGoal (userID: string, goalID: string) {
       await context.userTransaction(userID, async ({ goals, users }) => {
         if (!await goals.remove(userID, goalID)) throw new Refusal('goal_not_found', `no goal ${goalID}`)
-        await users.free(userID, { goals: 1 })
+        await users.takeFromUsage(userID, { goals: 1 })
       })
       return { goalID, deleted: 'true' as const }
     },

@@ -7,7 +7,7 @@ import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
 import type { CardDocument } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
-import { storeNewCards, useQuota, type ServiceContext } from './context.js'
+import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves } from './wire.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
@@ -68,7 +68,7 @@ export function libraryService (context: ServiceContext) {
     async createFolder (userID: string, path: readonly string[]) {
       const { folder, created } = await editTree(userID, async (tree, { users }) => {
         const made = createFolderPath(tree, path, newId)
-        await useQuota(context, users, userID, { nodes: made.added })
+        await addToUsageWithinQuotas(context, users, userID, { nodes: made.added })
         return made
       })
       if (!created) throw new Refusal('name_taken', `the folder ${describePath(path)} already exists`)
@@ -84,7 +84,7 @@ export function libraryService (context: ServiceContext) {
       await editTree(userID, async (tree, { cards: cardStore, users }) => {
         addFlashcard(tree, folder, { id: flashcardID, name: flashcardName, description })
         await storeNewCards({ cards: cardStore, users }, userID, documents)
-        await useQuota(context, users, userID, { nodes: 1, cards: documents.length })
+        await addToUsageWithinQuotas(context, users, userID, { nodes: 1, cards: documents.length })
       })
       return { flashcardID, cardIDs: documents.map((card) => card._id) }
     },
@@ -105,7 +105,7 @@ export function libraryService (context: ServiceContext) {
       return await editTree(userID, async (tree, { cards, users }) => {
         const removed = removeFolder(tree, folderID)
         const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
-        await users.free(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
+        await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
         return {
           folderID,
           folders: String(removed.folders),
@@ -129,7 +129,7 @@ export function libraryService (context: ServiceContext) {
       return await editTree(userID, async (tree, { cards, users }) => {
         removeFlashcard(tree, flashcardID)
         const deleted = await cards.removeByFlashcards(userID, [flashcardID])
-        await users.free(userID, { nodes: 1, cards: deleted })
+        await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
         return { flashcardID, cards: String(deleted) }
       })
     },
@@ -137,14 +137,14 @@ export function libraryService (context: ServiceContext) {
     /** A flashcard with its folder path and every card, text and schedule. */
     async getFlashcard (user: UserDocument, flashcardID: string) {
       const { trees, cards } = context.repositories
-      const [tree, held] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
+      const [tree, flashcardCards] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
       const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
       return {
         flashcardID,
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: held.map((card) => cardDetails(card, user))
+        cards: flashcardCards.map((card) => cardDetails(card, user))
       }
     },
 
@@ -160,7 +160,7 @@ export function libraryService (context: ServiceContext) {
           for (const card of documents) card.createdOrder += last + 1 - first
         }
         await storeNewCards({ cards, users }, userID, documents)
-        await useQuota(context, users, userID, { cards: documents.length })
+        await addToUsageWithinQuotas(context, users, userID, { cards: documents.length })
       })
       return { cardIDs: documents.map((card) => card._id) }
     },
@@ -184,7 +184,7 @@ export function libraryService (context: ServiceContext) {
       await context.userTransaction(userID, async ({ cards, users }) => {
         const deleted = await cards.removeCards(userID, flashcardID, [cardID])
         if (deleted === 0) throw noCard(flashcardID, cardID)
-        await users.free(userID, { cards: deleted })
+        await users.takeFromUsage(userID, { cards: deleted })
       })
       return { flashcardID, cardID }
     },
@@ -215,8 +215,8 @@ export function libraryService (context: ServiceContext) {
     async allCards (user: UserDocument): Promise<string> {
       const { trees, cards } = context.repositories
       const tree = await trees.read(user._id)
-      const held = await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders))
-      return treeJson(tree, cardLeaves(held, user), { includeEmpty: true })
+      const everyCard = await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders))
+      return treeJson(tree, cardLeaves(everyCard, user), { includeEmpty: true })
     }
   }
 }

@@ -4,7 +4,7 @@ import { treeJson } from '../domain/library-tree.js'
 import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
 import { startsAfterRead, todayQueueRanges } from '../domain/queues.js'
 import type { CardDocument } from '../repositories/cards.js'
-import { isDuplicateKey } from '../repositories/duplicate-key.js'
+import { ReviewIDTakenError } from '../repositories/reviews.js'
 import type { ReviewAnswer } from '../schemas/study.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
@@ -143,7 +143,7 @@ export function studyService (context: ServiceContext) {
       } catch (error) {
         // the reviewID is in the log already: a retry gets the first answer; the key sent
         // again for another card is a client's mistake, and must not pass for that card's review
-        if (isDuplicateKey(error)) {
+        if (error instanceof ReviewIDTakenError) {
           const earlier = await repositories.reviews.findByReviewID(user._id, reviewID)
           if (earlier !== null && (earlier.cardID !== cardID || earlier.flashcardID !== flashcardID)) {
             throw new Refusal('review_id_reused', `the reviewID ${reviewID} was used for another card (${earlier.cardID}); send a new reviewID for each review`)
@@ -164,12 +164,12 @@ export function studyService (context: ServiceContext) {
      */
     async undoLastReview (user: UserDocument) {
       const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity, goals }) => {
-        const review = await reviews.lastDone(user._id, user.studyDay?.start)
+        const review = await reviews.latest(user._id, user.studyDay?.start)
         if (review === null) throw new Refusal('nothing_to_undo', 'there is no review to undo')
         const card = await cards.findById(user._id, review.cardID)
         if (card !== null) {
           // the review before this one on the card becomes its last again, so that one can be undone next
-          const previousID = (await reviews.producing(user._id, review.cardID, review.before))?.reviewID ?? null
+          const previousID = (await reviews.producerOf(user._id, review.cardID, review.before))?.reviewID ?? null
           if (card.lastReviewID !== review.reviewID || !await cards.restoreSchedule(card, review.before, previousID)) {
             throw new Refusal('changed_meanwhile', `the card ${review.cardID} changed since its last review; nothing was undone`)
           }

@@ -38,7 +38,7 @@ function separatorsOf (options: FormatOptions): Separators {
 }
 
 /** Runs a conversion; a file or card it cannot handle is the client's to fix (400). */
-function converted<T> (conversion: () => T): T {
+function refusingUnreadable<T> (conversion: () => T): T {
   try {
     return conversion()
   } catch (error) {
@@ -49,9 +49,9 @@ function converted<T> (conversion: () => T): T {
 
 function importedCards (request: ImportRequest): CardText[] {
   const separators = separatorsOf(request)
-  if (request.format === 'csv') return converted(() => parseCsv(request.text, { header: request.header ?? 'auto' }))
+  if (request.format === 'csv') return refusingUnreadable(() => parseCsv(request.text, { header: request.header ?? 'auto' }))
   if (request.header !== undefined) throw new Refusal('invalid_value', 'header applies to the csv format only: leave it out for quizlet text')
-  return converted(() => parseQuizlet(request.text, separators))
+  return refusingUnreadable(() => parseQuizlet(request.text, separators))
 }
 
 /** Flashcards from and to Quizlet-style text and CSV. */
@@ -69,7 +69,7 @@ export function transferService ({ repositories }: ServiceContext, library: Libr
       const separators = separatorsOf(options)
       const [tree, cards] = await Promise.all([repositories.trees.read(userID), repositories.cards.byFlashcard(userID, flashcardID)])
       const { flashcard } = flashcardWithPath(tree, flashcardID)
-      const text = converted(() => format === 'csv' ? toCsv(cards) : toQuizlet(cards, separators))
+      const text = refusingUnreadable(() => format === 'csv' ? toCsv(cards) : toQuizlet(cards, separators))
       return { flashcardID, flashcardName: flashcard.name, format, text }
     }
   }
