@@ -21,6 +21,10 @@ import transfer from './routes/transfer.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 import progress from './routes/progress.js'
+import media, { mediaFiles } from './routes/media.js'
+import mediaSweep from './plugins/media-sweep.js'
+import { mediaLinks } from './domain/media-links.js'
+import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
 
@@ -58,6 +62,8 @@ export interface AppConfig {
   quotas?: Partial<Quotas>
   /** when to turn requests away with 503 as overloaded; defaults in plugins/load-shedding.ts */
   loadShedding?: Partial<LoadShedding>
+  /** how media is kept: its grace, the life of its URLs, how often it is swept; defaults in services/media.ts */
+  media?: Partial<MediaSettings>
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -96,16 +102,22 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(attemptLimits, { limits: config.attemptLimits ?? DEFAULT_ATTEMPT_LIMITS, secret: config.jwtSecret })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
+  const mediaSettings = { ...DEFAULT_MEDIA_SETTINGS, ...config.media }
+  const links = mediaLinks(config.jwtSecret, mediaSettings.urlLifetimeSeconds)
   app.decorate('services', createServices({
     repositories: app.repositories,
     transaction: app.transaction,
     userTransaction: app.userTransaction,
     clock: app.clock,
-    quotas: app.quotas
+    quotas: app.quotas,
+    mediaUrl: (userID, mediaID) => links.urlOf(userID, mediaID, app.clock()),
+    media: { graceSeconds: mediaSettings.graceSeconds, uploadWindowMs: connectionLimits.requestTimeoutMs, links }
   }))
+  await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
 
   await app.register(health)
   await app.register(studyPage)
+  await app.register(mediaFiles)
   await app.register(async (api) => {
     // every operation answers the common errors; routes declare only their own
     api.addHook('onRoute', (route) => {
@@ -119,6 +131,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(study)
     await api.register(goals)
     await api.register(progress)
+    await api.register(media)
   }, { prefix: '/api' })
 
   return app

@@ -45,6 +45,24 @@ export const ConfigSchema = Type.Object({
     default: 100,
     description: 'connections one client address may hold open at once (429 past it); 0 for none, behind a proxy that caps them itself'
   }),
+  MEDIA_GRACE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 30 * 86_400,
+    default: 86_400,
+    description: 'media no card shows is removed once this long has passed since its last upload (a file left by an interrupted upload, this long after the upload timed out)'
+  }),
+  MEDIA_URL_LIFETIME_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 7 * 86_400,
+    default: 3600,
+    description: 'a signed media URL is valid for one to two of these; browsers keep the file that long'
+  }),
+  MEDIA_SWEEP_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 3600,
+    description: 'how often each instance sweeps media no card shows and files no record holds'
+  }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -73,7 +91,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)

@@ -46,7 +46,8 @@ async function main (): Promise<void> {
     databaseProcess: runtime.databaseProcess,
     loggerInstance: logger,
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== ''),
-    connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS }
+    connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS },
+    media: { graceSeconds: config.MEDIA_GRACE_SECONDS, urlLifetimeSeconds: config.MEDIA_URL_LIFETIME_SECONDS, sweepEverySeconds: config.MEDIA_SWEEP_SECONDS }
   }).catch(async (error: unknown) => {
     await runtime.stop()
     throw error

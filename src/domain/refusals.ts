@@ -17,6 +17,10 @@ export const REFUSAL_CODES = [
   'unsupported_charset',
   'unsupported_content_encoding',
   'headers_too_large',
+  // a media upload
+  'invalid_upload',
+  'media_too_large',
+  'unsupported_media',
   // who is asking
   'invalid_token',
   'wrong_credentials',
@@ -35,6 +39,11 @@ export const REFUSAL_CODES = [
   'card_not_found',
   'goal_not_found',
   'nothing_to_undo',
+  'media_not_found',
+  // a media URL
+  'media_url_invalid',
+  'media_url_expired',
+  'range_not_satisfiable',
   // what is there already, or full
   'name_taken',
   'name_too_similar',

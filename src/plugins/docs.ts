@@ -19,7 +19,7 @@ export default fp(async function docs (app) {
         title: 'Flashcard learning service',
         version,
         description: 'Folders of flashcards, spaced-repetition reviews (FSRS) and goals. ' +
-          'Every operation is POST /api/<operation> with a JSON body; authenticated operations take the token in the body field jwtToken. ' +
+          'Every operation is POST /api/<operation> with a JSON body (upload-media: a multipart form); authenticated operations take the token in the body field jwtToken. ' +
           'Response values are strings; calendar dates are DD/MM/YYYY in the user\'s calendar; errors are {"error": "..."}.'
       },
       tags: [
@@ -27,6 +27,7 @@ export default fp(async function docs (app) {
         { name: 'library', description: 'folders, flashcards and cards' },
         { name: 'study', description: "today's cards and reviews" },
         { name: 'goals', description: 'goals and their status' },
+        { name: 'media', description: 'images and sounds for cards: upload-media, and the signed URLs that serve them' },
         { name: 'service', description: 'health' }
       ]
     }

@@ -17,6 +17,8 @@ export interface CardDocument extends CardSchedule {
   /** bumped by every review: a review only applies to the version it was computed from */
   version: number
   lastReviewID: string | null
+  /** the ids of the media its sides show; absent on a card that shows none (index user_media holds only cards that have it) */
+  media?: string[]
 }
 
 /** What a tree of cards needs of a card. */
@@ -144,6 +146,22 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         inSession
       )
       return result.matchedCount === 1
+    },
+
+    /** The media these cards of the user show (the cards of `flashcardIDs`, or only `cardIDs` of them): what deleting them may leave unused. Index user_flashcard. */
+    async mediaOf (userID: string, flashcardIDs: readonly string[], cardIDs?: readonly string[]): Promise<string[]> {
+      if (flashcardIDs.length === 0) return []
+      const filter = { userID, flashcardID: { $in: [...flashcardIDs] }, ...(cardIDs === undefined ? {} : { _id: { $in: [...cardIDs] } }), media: { $exists: true } }
+      const shown = await cards.find(filter, { projection: { _id: 0, media: 1 }, session }).toArray()
+      return [...new Set(shown.flatMap((card) => card.media ?? []))]
+    },
+
+    /** Of these media ids, those a card of the user still shows. Index user_media: one range per id. */
+    async referencedMedia (userID: string, mediaIDs: readonly string[]): Promise<Set<string>> {
+      if (mediaIDs.length === 0) return new Set()
+      const asked = new Set(mediaIDs)
+      const shown = await cards.find({ userID, media: { $in: [...mediaIDs] } }, { projection: { _id: 0, media: 1 }, session }).toArray()
+      return new Set(shown.flatMap((card) => card.media ?? []).filter((mediaID) => asked.has(mediaID)))
     },
 
     findById (userID: string, cardID: string): Promise<CardDocument | null> {

@@ -7,6 +7,7 @@ import { goalsRepository, type GoalsRepository } from './goals.js'
 import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
+import { mediaRepository, type MediaRepository } from './media.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -18,6 +19,8 @@ export interface Repositories {
   goals: GoalsRepository
   activity: ActivityRepository
   userData: UserDataRepository
+  /** media records, their GridFS files, and the files no record holds */
+  media: MediaRepository
   /** counters shared by every instance; never part of a transaction */
   attempts: AttemptsRepository
 }
@@ -41,6 +44,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     goals: goalsRepository(db, session),
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),
+    media: mediaRepository(db, session),
     attempts: attemptsRepository(db)
   }
 }

@@ -11,7 +11,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   cards: [
     // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)
     { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
-    { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' }
+    { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' },
+    // whether a card still shows a media file (the clean-up of media, services/media.ts); only cards
+    // that show media are in it, so that the others cost it nothing
+    { key: { userID: 1, media: 1 }, name: 'user_media', partialFilterExpression: { media: { $exists: true } } }
   ],
   reviews: [
     // a retried review (same reviewID) can only ever be stored once
@@ -25,6 +28,23 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   goals: [
     { key: { userID: 1, createdAt: 1 }, name: 'user_created' }
+  ],
+  // a user keeps one record per content; serving reads a record by _id
+  media: [
+    { key: { userID: 1, sha256: 1 }, name: 'user_sha256_unique', unique: true },
+    // the sweep's next look at a file
+    { key: { checkAt: 1 }, name: 'check_at' }
+  ],
+  // GridFS files no record holds (an upload under way, a file whose record went), by when to remove them
+  media_unrecorded: [
+    { key: { after: 1 }, name: 'after' }
+  ],
+  // GridFS's own indexes, under the names its driver gives them, made here before any file arrives
+  'media.files': [
+    { key: { filename: 1, uploadDate: 1 }, name: 'filename_1_uploadDate_1' }
+  ],
+  'media.chunks': [
+    { key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }
   ],
   // login and register attempt counters: removed an hour after their window closes
   attempts: [

@@ -1,8 +1,12 @@
 import type { ClientSession, Db } from 'mongodb'
 import { INDEXES } from './indexes.js'
 
-/** Collections of the service's own, holding nothing of any user. */
-const SERVICE_COLLECTIONS: ReadonlySet<string> = new Set(['attempts', 'migrations'])
+/**
+ * Collections of the service's own, holding nothing of any user; and the
+ * GridFS collections, whose documents name no user: a user's files are
+ * removed by the ids their media records hold (services/media.ts).
+ */
+const SERVICE_COLLECTIONS: ReadonlySet<string> = new Set(['attempts', 'migrations', 'media_unrecorded', 'media.files', 'media.chunks'])
 
 /** Everything stored of one user, across collections: what deleting an account removes. */
 export function userDataRepository (db: Db, session?: ClientSession) {

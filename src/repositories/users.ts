@@ -107,6 +107,12 @@ export function usersRepository (db: Db, session?: ClientSession) {
       return parts.find(([part, amount]) => (account?.usage?.[part] ?? 0) + amount > quotas[part])?.[0] ?? null
     },
 
+    /** How much of each quota the account uses; null when it is gone. */
+    async usageOf (userID: string): Promise<Partial<Usage> | null> {
+      const account = await users.findOne({ _id: userID }, { projection: { usage: 1 }, session })
+      return account === null ? null : account.usage ?? {}
+    },
+
     /** Takes back from the account's usage what a deletion freed. */
     async takeFromUsage (userID: string, freed: Partial<Usage>): Promise<void> {
       const parts = Object.entries(freed).filter(([, amount]) => amount > 0)

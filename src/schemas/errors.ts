@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { REFUSAL_CODES, type RefusalCode } from '../domain/refusals.js'
 
-export type ErrorStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 415 | 429 | 431 | 500 | 503
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 416 | 429 | 431 | 500 | 503
 
 /**
  * The one place where each refusal gets its HTTP status, with what it means:
@@ -21,6 +21,9 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   unsupported_charset: { status: 415, meaning: 'the body is declared in a charset other than UTF-8' },
   unsupported_content_encoding: { status: 415, meaning: 'the body is compressed (a Content-Encoding other than identity)' },
   headers_too_large: { status: 431, meaning: 'the request headers are too large' },
+  invalid_upload: { status: 400, meaning: 'upload-media: the form is not one jwtToken field followed by one non-empty file' },
+  media_too_large: { status: 413, meaning: 'upload-media: the file is over 20 MiB' },
+  unsupported_media: { status: 415, meaning: 'upload-media: the file, judged by its bytes, is not a PNG, JPEG, GIF or WebP image nor an MP3, Ogg, M4A or WAV sound' },
   invalid_token: { status: 401, meaning: 'the token is invalid, expired, revoked, or its account is gone' },
   wrong_credentials: { status: 401, meaning: 'login: no account with this email and password' },
   wrong_password: { status: 401, meaning: 'the password given to confirm a change is not the account\'s' },
@@ -36,11 +39,15 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   card_not_found: { status: 404, meaning: 'no such card in that flashcard of this user' },
   goal_not_found: { status: 404, meaning: 'no such goal of this user' },
   nothing_to_undo: { status: 404, meaning: 'undo-review: there is no review to take back' },
+  media_not_found: { status: 404, meaning: 'a media URL whose media is not there (removed, or never this user\'s)' },
+  media_url_invalid: { status: 403, meaning: 'a media URL that is not as the service signed it' },
+  media_url_expired: { status: 403, meaning: 'a media URL past its expiry: read the card again for a fresh one' },
+  range_not_satisfiable: { status: 416, meaning: 'a media request for a byte range that does not lie within the file' },
   name_taken: { status: 409, meaning: 'a folder or flashcard of that name is already there' },
   name_too_similar: { status: 409, meaning: 'a folder or flashcard with a name alike to this one (case, width, invisible characters) is already there' },
   not_a_folder: { status: 409, meaning: 'a folder path names a flashcard' },
   folder_full: { status: 409, meaning: 'the folder (or the top level) holds 1,000 folders and flashcards already' },
-  quota_exceeded: { status: 409, meaning: 'the account would hold more than its quota of cards, folders and flashcards, or goals' },
+  quota_exceeded: { status: 409, meaning: 'the account would hold more than its quota of cards, folders and flashcards, goals, or bytes of media' },
   library_too_large: { status: 409, meaning: 'the folder tree would take more than 8 MiB' },
   goal_final: { status: 409, meaning: 'the goal is completed or failed, which is final' },
   review_id_reused: { status: 409, meaning: 'the reviewID was used for another card' },

@@ -6,6 +6,7 @@ import { emptyQueues } from '../domain/queues.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
+import { removeFilesAfterwards } from './media.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
 const WRONG_PASSWORD = 'wrong password: send the account\'s current password'
@@ -137,7 +138,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
 
     async deleteAccount (account: UserDocument, password: string): Promise<void> {
       if (!await verifyPassword(password, account.passwordHash)) throw new Refusal('wrong_password', WRONG_PASSWORD)
-      await deleteAccountData({ repositories, transaction }, account._id)
+      await deleteAccountData({ repositories, transaction, clock }, account._id)
     }
   }
 }
@@ -146,11 +147,19 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
  * Removes the account and every document of it in one transaction. Its
  * deletion of the account conflicts with any write of that user in flight
  * (they all start by writing the account), which then finds it gone: nothing
- * is left behind.
+ * is left behind. Its media files (GridFS) are listed for removal in that
+ * transaction and removed after it, each in a transaction of its own, so that
+ * a large library of media does not make one huge transaction; should the
+ * service stop first, the sweep removes them.
  */
-export async function deleteAccountData ({ repositories, transaction }: Pick<ServiceContext, 'repositories' | 'transaction'>, userID: string): Promise<void> {
-  const collections = await repositories.userData.collections()
-  await transaction(async ({ userData }) => { await userData.removeAll(userID, collections) })
+export async function deleteAccountData (context: Pick<ServiceContext, 'repositories' | 'transaction' | 'clock'>, userID: string): Promise<void> {
+  const collections = await context.repositories.userData.collections()
+  const files = await context.transaction(async ({ userData, media }) => {
+    const listed = await media.removeRecords(await media.allOf(userID), context.clock())
+    await userData.removeAll(userID, collections)
+    return listed
+  })
+  await removeFilesAfterwards(context, files)
 }
 
 export type AccountsService = ReturnType<typeof accountsService>

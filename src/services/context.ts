@@ -1,7 +1,18 @@
 import type { Repositories } from '../repositories/index.js'
 import type { CardDocument } from '../repositories/cards.js'
-import { QUOTA_NAMES, type Quotas, type Usage } from '../domain/quotas.js'
+import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
+import type { MediaLinks } from '../domain/media-links.js'
+
+/** How media is kept, as the services need it. */
+export interface MediaContext {
+  /** media no card shows is kept at least this long after its last upload */
+  graceSeconds: number
+  /** the longest an upload's bytes may take to arrive (the request time-out): its file is never removed as unrecorded before that and the grace have passed */
+  uploadWindowMs: number
+  /** signs and checks media URLs */
+  links: MediaLinks
+}
 
 /** What the services need of the running service: the data, its transactions, the clock and the quotas. */
 export interface ServiceContext {
@@ -14,13 +25,20 @@ export interface ServiceContext {
   /** the service's notion of "now"; tests give a fixed or moving clock */
   clock: () => Date
   quotas: Quotas
+  /**
+   * The URL a browser loads one of the user's media by, signed and expiring
+   * (domain/media-links.ts); null for what is not a media id. It only signs:
+   * whether the media exists is checked when the URL is served.
+   */
+  mediaUrl: (userID: string, mediaID: string) => string | null
+  media: MediaContext
 }
 
 /** Adds to the account's usage inside its transaction, or refuses (409) naming the quota it would pass. */
 export async function addToUsageWithinQuotas (context: ServiceContext, users: Repositories['users'], userID: string, added: Partial<Usage>): Promise<void> {
   const over = await users.addToUsage(userID, added, context.quotas)
   if (over !== null) {
-    throw new Refusal('quota_exceeded', `an account may hold at most ${context.quotas[over].toLocaleString('en')} ${QUOTA_NAMES[over]}, and this would pass it: delete some first`)
+    throw new Refusal('quota_exceeded', `an account may hold at most ${quotaText(over, context.quotas)}, and this would pass it: delete some first`)
   }
 }
 

@@ -2,6 +2,7 @@ import { accountsService } from './accounts.js'
 import type { ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
 import { libraryService } from './library.js'
+import { mediaService } from './media.js'
 import { statsService } from './stats.js'
 import { studyService } from './study.js'
 import { transferService } from './transfer.js'
@@ -17,7 +18,8 @@ export function createServices (context: ServiceContext) {
     transfer: transferService(context, library),
     study: studyService(context),
     goals: goalsService(context),
-    stats: statsService(context)
+    stats: statsService(context),
+    media: mediaService(context)
   }
 }
 

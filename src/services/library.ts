@@ -9,6 +9,7 @@ import type { CardDocument } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves } from './wire.js'
+import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 
@@ -100,19 +101,30 @@ export function libraryService (context: ServiceContext) {
       return { folderID, path }
     },
 
-    /** Deletes a folder with its subfolders, flashcards and cards; the review log stays, for statistics and goals. */
+    /**
+     * Deletes a folder with its subfolders, flashcards and cards; the review
+     * log stays, for statistics and goals. Media that only its cards showed,
+     * past its grace, goes in the same transaction.
+     */
     async deleteFolder (userID: string, folderID: string) {
-      return await editTree(userID, async (tree, { cards, users }) => {
+      const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+        const { cards, users } = repositories
         const removed = removeFolder(tree, folderID)
+        const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
         const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
         await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
         return {
-          folderID,
-          folders: String(removed.folders),
-          flashcards: String(removed.flashcardIDs.length),
-          cards: String(deletedCards)
+          answer: {
+            folderID,
+            folders: String(removed.folders),
+            flashcards: String(removed.flashcardIDs.length),
+            cards: String(deletedCards)
+          },
+          unusedFiles: await releaseMedia(context, repositories, userID, shown)
         }
       })
+      await removeFilesAfterwards(context, unusedFiles)
+      return answer
     },
 
     async renameFlashcard (userID: string, flashcardID: string, name: string) {
@@ -126,12 +138,16 @@ export function libraryService (context: ServiceContext) {
     },
 
     async deleteFlashcard (userID: string, flashcardID: string) {
-      return await editTree(userID, async (tree, { cards, users }) => {
+      const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+        const { cards, users } = repositories
         removeFlashcard(tree, flashcardID)
+        const shown = await mediaShownBy(repositories, userID, [flashcardID])
         const deleted = await cards.removeByFlashcards(userID, [flashcardID])
         await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
-        return { flashcardID, cards: String(deleted) }
+        return { answer: { flashcardID, cards: String(deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
       })
+      await removeFilesAfterwards(context, unusedFiles)
+      return answer
     },
 
     /** A flashcard with its folder path and every card, text and schedule. */
@@ -181,11 +197,15 @@ export function libraryService (context: ServiceContext) {
     },
 
     async deleteCard (userID: string, flashcardID: string, cardID: string) {
-      await context.userTransaction(userID, async ({ cards, users }) => {
+      const unusedFiles = await context.userTransaction(userID, async (repositories) => {
+        const { cards, users } = repositories
+        const shown = await mediaShownBy(repositories, userID, [flashcardID], [cardID])
         const deleted = await cards.removeCards(userID, flashcardID, [cardID])
         if (deleted === 0) throw noCard(flashcardID, cardID)
         await users.takeFromUsage(userID, { cards: deleted })
+        return await releaseMedia(context, repositories, userID, shown)
       })
+      await removeFilesAfterwards(context, unusedFiles)
       return { flashcardID, cardID }
     },
 
