@@ -60,7 +60,7 @@ interface Acknowledged { mediaID: string, sha256: string, bytes: number }
 async function uploadOver (base: string, jwtToken: string, bytes: Buffer): Promise<Acknowledged | null> {
   const form = new FormData()
   form.append('jwtToken', jwtToken)
-  form.append('file', new Blob([bytes]), 'picture.png')
+  form.append('file', new Blob([new Uint8Array(bytes)]), 'picture.png')
   try {
     const response = await fetch(`${base}/api/upload-media`, { method: 'POST', body: form, signal: AbortSignal.timeout(10_000) })
     if (response.status !== 201 && response.status !== 200) return null
