@@ -14,6 +14,9 @@
 //    database.
 // 4. The ceiling: a bare Fastify app serving the same answer, one request at
 //    a time (the floor) and under the same 20 connections.
+// 5. Libraries of 1,000 and 20,000 folders and flashcards, and media (a 100 KB
+//    image from GridFS against the ceiling serving the same bytes, its 304,
+//    a 5 MB upload, a 100-card deck of images), each on a database of its own.
 //
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
@@ -40,7 +43,8 @@ import {
 } from './bench/data.js'
 import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.js'
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
-import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadResult, type Target } from './bench/load.js'
+import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
+import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
 
@@ -253,9 +257,9 @@ async function measureOne (label: string, target: Target): Promise<Measured> {
   return (await measure([label], [target]))[0] as Measured
 }
 
-async function measureLoad (url: string, body: string, connections = CONNECTIONS): Promise<LoadResult | string> {
+async function measureLoad (url: string, request: LoadRequest, connections = CONNECTIONS): Promise<LoadResult | string> {
   try {
-    const load = await loadRun(url, body, connections, LOAD_SECONDS, LOAD_WARMUP_SECONDS)
+    const load = await loadRun(url, request, connections, LOAD_SECONDS, LOAD_WARMUP_SECONDS)
     progress(`  ${load.requestsPerSecond.toFixed(0)} answers 200 a second, latency of all answers p50 ${load.p50} ms, p90 ${load.p90} ms` +
       (load.problems === null ? '' : `; ${load.problems}`))
     return load
@@ -447,6 +451,87 @@ async function measureLibraries (): Promise<LibraryFigures[] | string> {
     await database.close()
     await removeDir()
   }
+}
+
+interface MediaRun { figures: MediaFigures, serve: LoadResult | string, ceiling: LoadResult | string }
+
+/** Media, on a database of its own: the service as `npm start` runs it, and the bare ceiling serving the same image bytes. */
+async function measureMediaRun (): Promise<MediaRun | string> {
+  progress('Media: a 100 KB image from GridFS, its 304, a 5 MB upload and a 100-card deck of images, on a database of their own')
+  const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-media-'))
+  const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
+  const name = `flashcard_bench_media_${randomBytes(4).toString('hex')}`
+  const database = await openDatabase(dataDir, name)
+  const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  try {
+    const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
+    await app.ready()
+    const seed = await seedMedia(app, database.db)
+    await app.close()
+    // the service signs media URLs with the secret the seeding app used
+    await writeFile(join(dataDir, 'jwt-secret'), JWT_SECRET)
+    if (MONGODB_URL === undefined) await database.close()
+    const service = await startMeasuredService(dataDir, name, 'service with media')
+    const figures = await measureMedia(service.origin, seed, SAMPLES, WARMUP)
+    progress(`  304 ${median(figures.revalidate).toFixed(1)} ms, 5 MB upload ${median(figures.upload).toFixed(0)} ms, ` +
+      `get-flashcard of ${DECK_CARDS} cards with images ${median(figures.withImages).toFixed(1)} ms (plain ${median(figures.plain).toFixed(1)} ms)`)
+    progress(`  GET the 100 KB image, ${CONNECTIONS} connections for ${LOAD_SECONDS} s after ${LOAD_WARMUP_SECONDS} s of warm-up`)
+    const serve = await measureLoad(`${service.origin}${figures.url}`, { method: 'GET' })
+    await service.stop()
+
+    progress('  the ceiling: a bare Fastify app serving the same bytes')
+    const responses = await mkdtemp(join(tmpdir(), 'flashcard-bench-media-ceiling-'))
+    const removeResponses = onCleanup(`remove ${responses}`, () => rm(responses, { recursive: true, force: true }))
+    await writeFile(join(responses, 'image.png'), seed.image)
+    const ceilingApp = await startCeiling(root, responses)
+    const stopCeiling = onCleanup('stop the media ceiling app', ceilingApp.stop)
+    const ceiling = await measureLoad(`${ceilingApp.origin}/media/image`, { method: 'GET' })
+    await stopCeiling()
+    await removeResponses()
+    return { figures, serve, ceiling }
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropDatabase()
+    await database.close()
+    await removeDir()
+  }
+}
+
+function mediaRows (run: MediaRun | string): ResultRow[] {
+  if (typeof run === 'string') return [{ operation: 'media: serving, 304, upload, a deck of images', median: 'failed', p90: '', bar: '', met: 'no' }]
+  const { figures, serve, ceiling } = run
+  const kb = `${IMAGE_BYTES / 1024} KB`
+  const rows: ResultRow[] = []
+  const serveLabel = `GET a ${kb} image from GridFS by its signed URL, ${CONNECTIONS} connections, ${LOAD_SECONDS} s: answers 200 a second (p99 in the next column)`
+  if (typeof serve === 'string' || typeof ceiling === 'string') {
+    rows.push({ operation: serveLabel, median: 'failed', p90: '', bar: '', met: 'no' })
+  } else {
+    const share = serve.requestsPerSecond / ceiling.requestsPerSecond
+    rows.push({
+      operation: serveLabel + (serve.problems === null ? '' : ` (besides: ${serve.problems})`),
+      median: `${serve.requestsPerSecond.toFixed(0)} req/s`,
+      p90: `(p99 ${serve.p99} ms)`,
+      bar: 'share of the ceiling',
+      met: `${(share * 100).toFixed(1)}%`
+    }, {
+      operation: `ceiling: bare Fastify serving the same ${kb} from memory, ${CONNECTIONS} connections` + (ceiling.problems === null ? '' : ` (besides: ${ceiling.problems})`),
+      median: `${ceiling.requestsPerSecond.toFixed(0)} req/s`,
+      p90: `(p99 ${ceiling.p99} ms)`,
+      bar: '',
+      met: ''
+    })
+  }
+  rows.push(
+    latencyRow(`GET the ${kb} image with If-None-Match: 304 revalidation`, { samples: figures.revalidate, firstAnswer: '' }, null),
+    latencyRow(`upload-media of a ${UPLOAD_BYTES / 1024 / 1024} MB image (multipart, sniffed, hashed, into GridFS; ${figures.upload.length} uploads)`, { samples: figures.upload, firstAnswer: '' }, null),
+    latencyRow(`get-flashcard, ${DECK_CARDS}-card deck whose every card shows an image (format html, media:<id>; URLs are rendered by the rich-text branch, not yet here)`,
+      { samples: figures.withImages, firstAnswer: '' }, null),
+    latencyRow(`get-flashcard, ${DECK_CARDS}-card deck of plain cards (taking turns with the line above)`, { samples: figures.plain, firstAnswer: '' }, null)
+  )
+  return rows
 }
 
 function countNodes (folders: readonly FolderNode[]): number {
@@ -658,8 +743,9 @@ async function main (): Promise<void> {
   const figures = await measureService(data)
   const ceiling = await measureCeiling(figures.todayBig.firstAnswer === '' ? '{}' : figures.todayBig.firstAnswer)
   const libraries = await measureLibraries()
+  const media = await measureMediaRun()
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

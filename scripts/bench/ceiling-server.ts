@@ -2,8 +2,10 @@
 // answers POST /<operation> with response bytes captured from the real service,
 // held in memory. Same framework, same body parsing, same response size, no
 // database, no validation, no serialisation: no route on this machine can do
-// much better. Usage: ceiling-server.ts <dir of <operation>.json files>; prints
-// "listening on <origin>" once it listens on PORT (0: a free port).
+// much better. A <name>.png file is served as it is at GET /media/<name>, the
+// ceiling of serving media. Usage: ceiling-server.ts <dir of <operation>.json
+// and <name>.png files>; prints "listening on <origin>" once it listens on PORT
+// (0: a free port).
 import Fastify from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -16,6 +18,11 @@ if (responsesDir === undefined) {
 
 const app = Fastify({ logger: false })
 for (const file of await readdir(responsesDir)) {
+  if (file.endsWith('.png')) {
+    const bytes = await readFile(join(responsesDir, file))
+    app.get(`/media/${file.slice(0, -'.png'.length)}`, async (_request, reply) => reply.type('image/png').send(bytes))
+    continue
+  }
   if (!file.endsWith('.json')) continue
   const body = await readFile(join(responsesDir, file))
   app.post(`/api/${file.slice(0, -'.json'.length)}`, async (_request, reply) => {

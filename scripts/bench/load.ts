@@ -84,13 +84,16 @@ export function stopLoad (): void {
   running?.stop()
 }
 
-function attack (url: string, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
+/** A load run's requests: a POST of a JSON body (the API), or a GET (a media file). */
+export type LoadRequest = string | { method: 'GET', headers?: Record<string, string> }
+
+function attack (url: string, request: LoadRequest, connections: number, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     running = autocannon({
       url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
+      ...(typeof request === 'string'
+        ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: request }
+        : { method: 'GET', headers: request.headers ?? {} }),
       connections,
       duration: seconds,
       timeout: 30
@@ -103,9 +106,9 @@ function attack (url: string, body: string, connections: number, seconds: number
 }
 
 /** `connections` clients each sending the next request as soon as the last is answered, for `seconds` after a warm-up of `warmupSeconds`. */
-export async function loadRun (url: string, body: string, connections: number, seconds: number, warmupSeconds: number): Promise<LoadResult> {
-  if (warmupSeconds > 0) await attack(url, body, connections, warmupSeconds)
-  const result = await attack(url, body, connections, seconds)
+export async function loadRun (url: string, request: LoadRequest, connections: number, seconds: number, warmupSeconds: number): Promise<LoadResult> {
+  if (warmupSeconds > 0) await attack(url, request, connections, warmupSeconds)
+  const result = await attack(url, request, connections, seconds)
   const statuses = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => code !== '200')
     .map(([code, stats]) => `${(stats.count ?? 0).toLocaleString('en')} answered ${code}`)
