@@ -8,6 +8,7 @@ import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { heatmapStart } from '../../src/domain/stats.js'
 import { cardsRepository } from '../../src/repositories/cards.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
+import { mediaRepository } from '../../src/repositories/media.js'
 import { flashcardIDsIn } from '../../src/domain/library-tree.js'
 import { treesRepository } from '../../src/repositories/trees.js'
 import { reviewsRepository } from '../../src/repositories/reviews.js'
@@ -91,6 +92,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const reviews = reviewsRepository(db)
   const activity = activityRepository(db)
   const goals = goalsRepository(db)
+  const media = mediaRepository(db)
 
   /**
    * As services/study.ts todayCards reads a user's queues: the allowances less
@@ -138,7 +140,12 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'trees.read', usedBy: 'get-all-cards', call: () => trees.read(userID) },
     { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
-    { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) }
+    { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) },
+    // the bench data holds no media: these show that each is one range of its index on a full collection
+    { query: 'cards.referencedMedia', usedBy: 'deletions, media sweep', call: () => cards.referencedMedia(userID, [someCard._id, lastReview.reviewID]) },
+    { query: 'cards.mediaOf', usedBy: 'delete-flashcard (an account with media)', call: () => cards.mediaOf(userID, [someCard.flashcardID]) },
+    { query: 'media.findOwned', usedBy: 'GET /media (a media URL)', call: () => media.findOwned(userID, someCard._id) },
+    { query: 'media.dueForCheck', usedBy: 'media sweep', call: () => media.dueForCheck(now, 200) }
   ]
 
   for (const { label, userID: owner } of queueUsers) {

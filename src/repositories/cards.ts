@@ -148,12 +148,22 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return result.matchedCount === 1
     },
 
-    /** The media these cards of the user show (the cards of `flashcardIDs`, or only `cardIDs` of them): what deleting them may leave unused. Index user_flashcard. */
-    async mediaOf (userID: string, flashcardIDs: readonly string[], cardIDs?: readonly string[]): Promise<string[]> {
+    /**
+     * The media the cards of these flashcards show: what deleting them may
+     * leave unused. Index user_flashcard; cards without media are read too
+     * (only their _id-less projection), since a filter on `media` would make
+     * the embedded database weigh index user_media as well, which costs more.
+     */
+    async mediaOf (userID: string, flashcardIDs: readonly string[]): Promise<string[]> {
       if (flashcardIDs.length === 0) return []
-      const filter = { userID, flashcardID: { $in: [...flashcardIDs] }, ...(cardIDs === undefined ? {} : { _id: { $in: [...cardIDs] } }), media: { $exists: true } }
-      const shown = await cards.find(filter, { projection: { _id: 0, media: 1 }, session }).toArray()
+      const shown = await cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { _id: 0, media: 1 }, session }).toArray()
       return [...new Set(shown.flatMap((card) => card.media ?? []))]
+    },
+
+    /** The media one card shows. Index _id. */
+    async mediaOfCard (userID: string, flashcardID: string, cardID: string): Promise<string[]> {
+      const card = await cards.findOne({ _id: cardID, userID, flashcardID }, { projection: { _id: 0, media: 1 }, session })
+      return card?.media ?? []
     },
 
     /** Of these media ids, those a card of the user still shows. Index user_media: one range per id. */

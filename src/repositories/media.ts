@@ -44,61 +44,65 @@ export interface FileWriter {
 }
 
 export function mediaRepository (db: Db, session?: ClientSession) {
-  const media = db.collection<MediaDocument>('media')
-  const unrecorded = db.collection<UnrecordedFileDocument>('media_unrecorded')
-  const files = db.collection<{ _id: ObjectId }>(`${MEDIA_BUCKET}.files`)
-  const chunks = db.collection<{ files_id: ObjectId }>(`${MEDIA_BUCKET}.chunks`)
+  // each made when first used: every transaction gets this repository, and few of them touch media
+  let collections: ReturnType<typeof collectionsOf> | undefined
+  const collectionsOf = () => ({
+    media: db.collection<MediaDocument>('media'),
+    unrecorded: db.collection<UnrecordedFileDocument>('media_unrecorded'),
+    files: db.collection<{ _id: ObjectId }>(`${MEDIA_BUCKET}.files`),
+    chunks: db.collection<{ files_id: ObjectId }>(`${MEDIA_BUCKET}.chunks`)
+  })
+  const stored = (): ReturnType<typeof collectionsOf> => (collections ??= collectionsOf())
   const inSession = { session }
-  // made on first use: most transactions never touch a file
   let bucket: GridFSBucket | undefined
   const bucketOf = (): GridFSBucket => (bucket ??= new GridFSBucket(db, { bucketName: MEDIA_BUCKET }))
 
   return {
     /** A user's media by id; null when there is none of that user. Index _id. */
     findOwned (userID: string, mediaID: string): Promise<MediaDocument | null> {
-      return media.findOne({ _id: mediaID, userID }, inSession)
+      return stored().media.findOne({ _id: mediaID, userID }, inSession)
     },
 
     /** The user's media of these bytes, if any. Index user_sha256_unique. */
     findByHash (userID: string, sha256: string): Promise<MediaDocument | null> {
-      return media.findOne({ userID, sha256 }, inSession)
+      return stored().media.findOne({ userID, sha256 }, inSession)
     },
 
     /** Records a file; a second record of the same user and bytes is refused by the unique index (a duplicate-key error). */
     async insert (record: MediaDocument): Promise<void> {
-      await media.insertOne(record, inSession)
+      await stored().media.insertOne(record, inSession)
     },
 
     /** The same bytes uploaded again: the grace starts afresh. */
     async uploadedAgain (mediaID: string, now: Date, checkAt: Date): Promise<void> {
-      await media.updateOne({ _id: mediaID }, { $set: { uploadedAt: now }, $max: { checkAt } }, inSession)
+      await stored().media.updateOne({ _id: mediaID }, { $set: { uploadedAt: now }, $max: { checkAt } }, inSession)
     },
 
     /** Media due a look from the sweep, earliest first. Index check_at. */
     dueForCheck (now: Date, limit: number): Promise<Array<Pick<MediaDocument, '_id' | 'userID'>>> {
-      return media.find({ checkAt: { $lte: now } }, { projection: { _id: 1, userID: 1 }, session }).sort({ checkAt: 1 }).limit(limit).toArray()
+      return stored().media.find({ checkAt: { $lte: now } }, { projection: { _id: 1, userID: 1 }, session }).sort({ checkAt: 1 }).limit(limit).toArray()
     },
 
     /** Of these media of the user, those still due a look (read again inside the sweep's transaction). */
     dueOf (userID: string, mediaIDs: readonly string[], now: Date): Promise<MediaDocument[]> {
-      return media.find({ _id: { $in: [...mediaIDs] }, userID, checkAt: { $lte: now } }, inSession).toArray()
+      return stored().media.find({ _id: { $in: [...mediaIDs] }, userID, checkAt: { $lte: now } }, inSession).toArray()
     },
 
     /** Of these media of the user, those uploaded last before `uploadedBefore`. */
     uploadedBefore (userID: string, mediaIDs: readonly string[], uploadedBefore: Date): Promise<MediaDocument[]> {
       if (mediaIDs.length === 0) return Promise.resolve([])
-      return media.find({ _id: { $in: [...mediaIDs] }, userID, uploadedAt: { $lt: uploadedBefore } }, inSession).toArray()
+      return stored().media.find({ _id: { $in: [...mediaIDs] }, userID, uploadedAt: { $lt: uploadedBefore } }, inSession).toArray()
     },
 
     /** When the sweep is to look at these media next. */
     async checkLater (mediaIDs: readonly string[], checkAt: Date): Promise<void> {
       if (mediaIDs.length === 0) return
-      await media.updateMany({ _id: { $in: [...mediaIDs] } }, { $set: { checkAt } }, inSession)
+      await stored().media.updateMany({ _id: { $in: [...mediaIDs] } }, { $set: { checkAt } }, inSession)
     },
 
     /** Every record of the user. Index user_sha256_unique, by its userID prefix. */
     allOf (userID: string): Promise<Array<Pick<MediaDocument, '_id' | 'fileId' | 'bytes'>>> {
-      return media.find({ userID }, { projection: { _id: 1, fileId: 1, bytes: 1 }, session }).toArray()
+      return stored().media.find({ userID }, { projection: { _id: 1, fileId: 1, bytes: 1 }, session }).toArray()
     },
 
     /**
@@ -108,20 +112,20 @@ export function mediaRepository (db: Db, session?: ClientSession) {
      */
     async removeRecords (records: ReadonlyArray<Pick<MediaDocument, '_id' | 'fileId'>>, now: Date): Promise<ObjectId[]> {
       if (records.length === 0) return []
-      await media.deleteMany({ _id: { $in: records.map((record) => record._id) } }, inSession)
+      await stored().media.deleteMany({ _id: { $in: records.map((record) => record._id) } }, inSession)
       const fileIds = records.map((record) => record.fileId)
-      await unrecorded.insertMany(fileIds.map((fileId) => ({ _id: fileId, after: now })), inSession)
+      await stored().unrecorded.insertMany(fileIds.map((fileId) => ({ _id: fileId, after: now })), inSession)
       return fileIds
     },
 
     /** Marks a file about to be written, for removal from `after` on unless a record takes it first. */
     async expectUpload (fileId: ObjectId, after: Date): Promise<void> {
-      await unrecorded.insertOne({ _id: fileId, after }, inSession)
+      await stored().unrecorded.insertOne({ _id: fileId, after }, inSession)
     },
 
     /** Moves a file's removal: a failed upload's file goes again once any write still under way is surely over. */
     async removeFileFrom (fileId: ObjectId, after: Date): Promise<void> {
-      await unrecorded.updateOne({ _id: fileId }, { $set: { after } }, inSession)
+      await stored().unrecorded.updateOne({ _id: fileId }, { $set: { after } }, inSession)
     },
 
     /**
@@ -129,19 +133,19 @@ export function mediaRepository (db: Db, session?: ClientSession) {
      * false when it is no longer there (the sweep removed it).
      */
     async claim (fileId: ObjectId): Promise<boolean> {
-      return (await unrecorded.deleteOne({ _id: fileId }, inSession)).deletedCount === 1
+      return (await stored().unrecorded.deleteOne({ _id: fileId }, inSession)).deletedCount === 1
     },
 
     /** Files due for removal. Index after. */
     async dueForRemoval (now: Date, limit: number): Promise<ObjectId[]> {
-      const due = await unrecorded.find({ after: { $lte: now } }, { projection: { _id: 1 }, session }).sort({ after: 1 }).limit(limit).toArray()
+      const due = await stored().unrecorded.find({ after: { $lte: now } }, { projection: { _id: 1 }, session }).sort({ after: 1 }).limit(limit).toArray()
       return due.map((file) => file._id)
     },
 
     /** Deletes a file's chunks and its files document (index files_id_1_n_1 for the chunks). */
     async deleteFile (fileId: ObjectId): Promise<void> {
-      await chunks.deleteMany({ files_id: fileId }, inSession)
-      await files.deleteOne({ _id: fileId }, inSession)
+      await stored().chunks.deleteMany({ files_id: fileId }, inSession)
+      await stored().files.deleteOne({ _id: fileId }, inSession)
     },
 
     /**
@@ -167,11 +171,6 @@ export function mediaRepository (db: Db, session?: ClientSession) {
     /** The bytes of a file, from `start` up to (not including) `end`. */
     openDownload (fileId: ObjectId, range: { start: number, end: number }): GridFSBucketReadStream {
       return bucketOf().openDownloadStream(fileId, range)
-    },
-
-    /** Whether GridFS holds a files document or chunks of this file: for tests and the sweep's own checks. */
-    async fileExists (fileId: ObjectId): Promise<boolean> {
-      return await files.countDocuments({ _id: fileId }, { session, limit: 1 }) > 0 || await chunks.countDocuments({ files_id: fileId }, { session, limit: 1 }) > 0
     }
   }
 }

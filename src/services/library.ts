@@ -199,7 +199,7 @@ export function libraryService (context: ServiceContext) {
     async deleteCard (userID: string, flashcardID: string, cardID: string) {
       const unusedFiles = await context.userTransaction(userID, async (repositories) => {
         const { cards, users } = repositories
-        const shown = await mediaShownBy(repositories, userID, [flashcardID], [cardID])
+        const shown = await cards.mediaOfCard(userID, flashcardID, cardID)
         const deleted = await cards.removeCards(userID, flashcardID, [cardID])
         if (deleted === 0) throw noCard(flashcardID, cardID)
         await users.takeFromUsage(userID, { cards: deleted })

@@ -93,13 +93,13 @@ async function removeMedia ({ media, users }: Pick<Repositories, 'media' | 'user
 }
 
 /**
- * The media that these cards (of `flashcardIDs`, or only `cardIDs` of them)
- * show, read before they are deleted, in the deletion's transaction. An
- * account that holds no media skips the read of the cards.
+ * The media that the cards of these flashcards show, read before they are
+ * deleted, in the deletion's transaction. An account that holds no media
+ * skips the read of the cards.
  */
-export async function mediaShownBy ({ users, cards }: Pick<Repositories, 'users' | 'cards'>, userID: string, flashcardIDs: readonly string[], cardIDs?: readonly string[]): Promise<string[]> {
-  if (cardIDs === undefined && ((await users.usageOf(userID))?.mediaBytes ?? 0) <= 0) return []
-  return await cards.mediaOf(userID, flashcardIDs, cardIDs)
+export async function mediaShownBy ({ users, cards }: Pick<Repositories, 'users' | 'cards'>, userID: string, flashcardIDs: readonly string[]): Promise<string[]> {
+  if (((await users.usageOf(userID))?.mediaBytes ?? 0) <= 0) return []
+  return await cards.mediaOf(userID, flashcardIDs)
 }
 
 /**
