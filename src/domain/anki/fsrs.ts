@@ -39,8 +39,8 @@ export function fsrsParameters (stored: readonly number[]): number[] | undefined
     return undefined
   }
   if (filled.some((w) => !Number.isFinite(w))) return undefined
-  // one relearning step, as the fsrs crate assumes when it clips
-  return clipParameters(filled, 1, true)
+  // clipped as the fsrs crate's FSRS::new clips: one relearning step, and w[19] may be 0 (FSRS-5's)
+  return clipParameters(filled, 1, false)
 }
 
 function isCramming (entry: AnkiRevlogEntry): boolean {
@@ -148,7 +148,11 @@ export interface FsrsSettings {
 export function fsrsReplayer (settings: FsrsSettings) {
   const w = fsrsParameters(settings.params)
   if (w === undefined) throw new Error(`FSRS parameters of length ${settings.params.length} are not parameters`)
-  const algorithm = new FSRSAlgorithm(generatorParameters({ w, enable_short_term: true, relearning_steps: [] }))
+  // ts-fsrs clips w again on construction; built with short-term off, it keeps the crate's clipping
+  // (w[19] may be 0). Short-term on afterwards: the crate always takes a same-day review's stability
+  // from the short-term formula, and uses w[17] and w[18] after a lapse.
+  const algorithm = new FSRSAlgorithm(generatorParameters({ w, enable_short_term: false, relearning_steps: [] }))
+  algorithm.parameters.enable_short_term = true
   const ignoreBeforeMs = settings.ignoreRevlogsBeforeDate === undefined || settings.ignoreRevlogsBeforeDate === ''
     ? 0
     : Date.parse(`${settings.ignoreRevlogsBeforeDate}T00:00:00Z`)
