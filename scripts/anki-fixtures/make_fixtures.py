@@ -609,46 +609,56 @@ def main(out: str):
 
 
 def large(cards: int, revlog: int, target: str):
-    """A collection of `cards` Basic cards in 100 decks and `revlog` review rows, exported as .apkg."""
+    """A collection of `cards` Basic cards in 100 decks and `revlog` review rows, exported as .apkg.
+    The rows go in with Python's sqlite3 in one transaction while Anki has the collection closed:
+    through Anki's backend, row by row, this takes minutes."""
+    import sqlite3
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as tmp:
-        col = Collection(os.path.join(tmp, 'collection.anki2'))
+        path = os.path.join(tmp, 'collection.anki2')
+        col = Collection(path)
         col.set_config('rollover', ROLLOVER_HOUR)
         col.set_config('creationOffset', UTC_OFFSET_MINUTES_WEST)
         col.db.execute('update col set crt = ?', CREATION_STAMP)
-        model = col.models.by_name('Basic')
         decks = [col.decks.id(f'Big::Part {i // 10}::Deck {i}') for i in range(100)]
-        note = col.new_note(model)
+        note = col.new_note(col.models.by_name('Basic'))
         note.fields = ['seed', 'seed']
         col.add_note(note, decks[0])
-        base_note = col.db.first('select * from notes where id = ?', note.id)
-        base_card = col.db.first('select * from cards where nid = ?', note.id)
-        now_ms = int(time.time() * 1000)
-        notes, card_rows = [], []
-        for i in range(cards - 1):
-            nid = base_note[0] + 1 + i
-            row = list(base_note)
-            row[0], row[1] = nid, f'g{i:08d}'
-            row[6] = f'Question {i} <b>bold</b>\x1fAnswer {i} with some longer text to be realistic'
-            notes.append(row)
-            crow = list(base_card)
-            crow[0], crow[1], crow[2] = base_card[0] + 1 + i, nid, decks[i % 100]
-            crow[6], crow[7], crow[8], crow[9], crow[10], crow[11] = 2, 2, rng.randrange(0, 600), rng.randrange(1, 200), 2500, 10
-            card_rows.append(crow)
-        col.db.executemany(f'insert into notes values ({",".join("?" * len(base_note))})', notes)
-        col.db.executemany(f'insert into cards values ({",".join("?" * len(base_card))})', card_rows)
+        col.close()
+        db = sqlite3.connect(path)
+        base_note = db.execute('select * from notes').fetchone()
+        base_card = db.execute('select * from cards').fetchone()
         per_card = max(1, revlog // cards)
-        rows, stamp = [], local_ms(0, 10)
-        for index, crow in enumerate(card_rows):
-            t = stamp + index
-            for k in range(per_card):
-                kind = LEARN if k < 2 else REVIEW
-                rows.append((t, crow[0], -1, 3, k + 1, k, 2500, 4000, kind))
-                t += 86_400_000 * (k + 1)
-            if len(rows) > 200_000:
-                col.db.executemany('insert into revlog values (?,?,?,?,?,?,?,?,?)', rows)
-                rows = []
-        col.db.executemany('insert into revlog values (?,?,?,?,?,?,?,?,?)', rows)
+
+        def note_rows():
+            for i in range(cards - 1):
+                row = list(base_note)
+                row[0], row[1] = base_note[0] + 1 + i, f'g{i:08d}'
+                row[6] = f'Question {i} <b>bold</b>\x1fAnswer {i} with some longer text, as real answers have'
+                yield row
+
+        def card_rows():
+            for i in range(cards - 1):
+                row = list(base_card)
+                row[0], row[1], row[2] = base_card[0] + 1 + i, base_note[0] + 1 + i, decks[i % 100]
+                row[6], row[7], row[8], row[9], row[10], row[11] = 2, 2, rng.randrange(0, 600), rng.randrange(1, 200), 2500, per_card
+                yield row
+
+        def revlog_rows():
+            stamp = local_ms(0, 10)
+            for i in range(cards - 1):
+                t = stamp + i
+                for k in range(per_card):
+                    yield (t, base_card[0] + 1 + i, -1, 3 if k % 7 else 1, k + 1, k, 2500, 4000,
+                           LEARN if k < 2 else REVIEW)
+                    t += 86_400_000 * (k % 5 + 1)
+
+        with db:
+            db.executemany(f'insert into notes values ({",".join("?" * len(base_note))})', note_rows())
+            db.executemany(f'insert into cards values ({",".join("?" * len(base_card))})', card_rows())
+            db.executemany('insert into revlog values (?,?,?,?,?,?,?,?,?)', revlog_rows())
+        db.close()
+        col = Collection(path)
         export_apkg(col, target, legacy=False)
         col.close()
 
