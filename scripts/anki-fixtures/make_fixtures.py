@@ -20,11 +20,9 @@ data; nothing of it is copied into, linked with or shipped by the service, which
 """
 
 import hashlib
-import io
 import json
 import os
 import random
-import shutil
 import struct
 import sys
 import tempfile
@@ -125,6 +123,8 @@ class Builder:
         for index, value in enumerate(fields):
             note.fields[index] = value
         note.tags = tags
+        # a fixed guid, so that remade fixtures differ from the last only where Anki's output does
+        note.guid = f'fixture-{label}'
         col.add_note(note, self.deck(deck))
         for card in note.cards():
             self.cards[f'{label}/{card.ord}'] = card.id
@@ -275,7 +275,8 @@ def build(folder: str) -> Builder:
     ])
     b.schedule('userburied/0', ctype=2, queue=-3, due=5, ivl=4, factor=2500, reps=1, lapses=0)
     b.schedule('siblings/1', ctype=0, queue=-2, due=30, ivl=0, factor=0, reps=0, lapses=0)
-    # the second cloze of the first cloze note, reviewed in the A::B::C preset? No: the note is in A::B
+    # the second cloze of the first cloze note (deck A::B, whose own desired retention is 0.8): a
+    # learning block with two agains, then a review at 02:00, still the day before by the rollover
     b.revlog('cloze/1', [
         (local_ms(5, 14), 1, -60, 0, 0, 3000, LEARN),
         (local_ms(5, 14, 1), 1, -60, -60, 0, 3000, LEARN),

@@ -104,3 +104,21 @@ for (const [name, code] of Object.entries(expected.refusals)) {
     t.same(handed, [], 'no media handed on')
   })
 }
+
+test('media files are handed on one at a time: the next is read only once the last is taken', async (t) => {
+  let holding = 0
+  let most = 0
+  const names: string[] = []
+  await readAnkiPackageFile(join(FIXTURES, 'collection.colpkg'), {
+    sql: await loadSqlEngine(),
+    onMedia: async ({ name }) => {
+      holding++
+      most = Math.max(most, holding)
+      names.push(name)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      holding--
+    }
+  })
+  t.equal(names.length, Object.keys(expected.media).length)
+  t.equal(most, 1)
+})
