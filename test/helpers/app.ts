@@ -126,3 +126,15 @@ export async function makeDeck (app: FastifyInstance, user: TestUser,
     jwtToken: user.jwtToken, folder, flashcardName: name, cards: texts, ...(description === undefined ? {} : { description })
   }, 201)
 }
+
+/**
+ * A token with one character of its signature changed. Not the last one: its
+ * two low bits are padding a decoder may ignore, so changing it may change
+ * nothing.
+ */
+export function tamperedToken (token: string): string {
+  const [head, payload, signature = ''] = token.split('.')
+  const at = 10
+  const changed = signature[at] === 'A' ? 'B' : 'A'
+  return `${head ?? ''}.${payload ?? ''}.${signature.slice(0, at)}${changed}${signature.slice(at + 1)}`
+}
