@@ -1,18 +1,9 @@
 import { test } from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, post, registerUser, type TestUser } from './helpers/app.js'
+import { databaseOf, buildTestApp, makeDeck, post, registerUser } from './helpers/app.js'
 import { storedNodes } from './helpers/stored.js'
 
 const TODAY = '04/05/2026'
 const TOMORROW = '05/05/2026'
-
-async function makeFlashcard (app: FastifyInstance, user: TestUser, cardCount: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
-  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Concurrency'] })
-  const cards = Array.from({ length: cardCount }, (_, i) => ({ front: `front ${i}`, back: `back ${i}` }))
-  const response = await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: ['Concurrency'], flashcardName: `Deck of ${cardCount}`, cards })
-  if (response.statusCode !== 201) throw new Error(`create-flashcard: ${response.statusCode} ${response.body}`)
-  return response.json()
-}
 
 function counts (statuses: readonly number[]): Record<number, number> {
   const byStatus: Record<number, number> = {}
@@ -26,7 +17,7 @@ test('concurrent requests', async (t) => {
 
   t.test('50 concurrent reviews of one card are all applied, each once', async (t) => {
     const user = await registerUser(app)
-    const { flashcardID, cardIDs: [cardID] } = await makeFlashcard(app, user, 1)
+    const { flashcardID, cardIDs: [cardID] } = await makeDeck(app, user, { folder: ['Concurrency'], name: 'Deck of 1', cards: 1 })
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => post(app, 'review-card', {
       jwtToken: user.jwtToken, flashcardID, cardID, rating: ['again', 'hard', 'good', 'easy'][i % 4]
     })))
@@ -62,7 +53,7 @@ test('concurrent requests', async (t) => {
   t.test('update-goal-status calls during reviews lose no progress', async (t) => {
     now = new Date('2026-05-04T12:00:00Z')
     const user = await registerUser(app)
-    const { flashcardID, cardIDs } = await makeFlashcard(app, user, 20)
+    const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: ['Concurrency'], name: 'Deck of 20', cards: 20 })
     const goals: Record<string, { type: string, target: number }> = {}
     for (const [type, target] of [['Card', 20], ['Card', 40], ['Card', 41], ['XP', 400], ['XP', 410]] as const) {
       const response = await post(app, 'create-goal', { jwtToken: user.jwtToken, type, target, end_date: TODAY })

@@ -4,26 +4,20 @@
 // now be a 4xx with the error contract that changes nothing stored.
 import { test } from 'tap'
 import { NAME_PATTERN } from '../src/domain/names.js'
-import { buildTestApp, post, registerUser } from './helpers/app.js'
+import { buildTestApp, expectRefusal, makeDeck, makeFolder, post, registerUser } from './helpers/app.js'
 import { storedState } from './helpers/stored.js'
 
 test('inputs the fuzzer found', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app, { timezone: 'Europe/London' })
   const { jwtToken } = user
-  await post(app, 'create-folder', { jwtToken, path: ['Languages', 'Spanish'] })
-  const folderID = (await post(app, 'create-folder', { jwtToken, path: ['Science'] })).json().folderID as string
-  const created = await post(app, 'create-flashcard', {
-    jwtToken, folder: ['Languages', 'Spanish'], flashcardName: 'Deck', cards: [{ front: 'hola', back: 'hello' }]
-  })
-  const { flashcardID, cardIDs: [cardID] } = created.json() as { flashcardID: string, cardIDs: string[] }
+  const folderID = await makeFolder(app, user, ['Science'])
+  const { flashcardID, cardIDs: [cardID] } = await makeDeck(app, user, { folder: ['Languages', 'Spanish'], name: 'Deck', cards: [{ front: 'hola', back: 'hello' }] })
 
   async function refused (operation: string, body: Record<string, unknown>, message: RegExp): Promise<void> {
     const before = await storedState(app)
-    const response = await post(app, operation, body)
-    t.equal(response.statusCode, 400, `${operation} ${JSON.stringify(body).slice(0, 160)}`)
-    t.match(response.json(), { error: message, code: 'invalid_field' })
-    t.strictSame(Object.keys(response.json()), ['error', 'code'])
+    const { error } = await expectRefusal(t, app, operation, body, 400, 'invalid_field', `${operation} ${JSON.stringify(body).slice(0, 160)}`)
+    t.match(error, message)
     t.equal(await storedState(app), before, `${operation}: nothing stored`)
   }
 
@@ -46,7 +40,7 @@ test('inputs the fuzzer found', async (t) => {
       dayStartHour: 0, desiredRetention: 0.7000000000000001, displayName: '0', jwtToken, newCardsPerDay: 0, reviewsPerDay: null, timezone: 'Pacific/Kiritimati'
     }, /body\.reviewsPerDay must be a whole number, not/)
     // parentID null moved the folder to the top level
-    const nested = (await post(app, 'create-folder', { jwtToken, path: ['Science', 'Chemistry'] })).json().folderID as string
+    const nested = await makeFolder(app, user, ['Science', 'Chemistry'])
     await refused('move-folder', { jwtToken, folderID: nested, parentID: null }, /body\.parentID must be a string, not/)
     await refused('update-settings', { jwtToken, newCardsPerDay: true }, /body\.newCardsPerDay must be a whole number, not/)
     await refused('update-settings', { jwtToken, newCardsPerDay: '0x10' }, /body\.newCardsPerDay must be a whole number, not/)

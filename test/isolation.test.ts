@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, post, registerUser } from './helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, makeFolder, post, registerUser } from './helpers/app.js'
 
 /** What one user owns, by id: two folders, a flashcard of two cards (one reviewed), a goal. */
 interface Library {
@@ -61,21 +61,17 @@ const CLIENT_KEYS: Readonly<Record<string, readonly string[]>> = { 'review-card'
 const NOW = new Date('2026-05-04T12:00:00Z')
 
 async function createLibrary (app: FastifyInstance): Promise<Library> {
-  const { jwtToken } = await registerUser(app)
-  async function call (operation: string, body: Body, status: number): Promise<Record<string, unknown>> {
-    const response = await post(app, operation, { jwtToken, ...body })
-    if (response.statusCode !== status) throw new Error(`${operation}: ${response.statusCode} ${response.body}`)
-    return response.json()
-  }
-  const { folderID } = await call('create-folder', { path: ['Private'] }, 201) as { folderID: string }
-  const { folderID: otherFolderID } = await call('create-folder', { path: ['Elsewhere'] }, 201) as { folderID: string }
-  const { flashcardID, cardIDs } = await call('create-flashcard', {
-    folder: ['Private'], flashcardName: 'Secrets', cards: [{ front: 'secret front', back: 'secret back' }, { front: 'second', back: 'card' }]
-  }, 201) as { flashcardID: string, cardIDs: [string, string] }
+  const user = await registerUser(app)
+  const { jwtToken } = user
+  const folderID = await makeFolder(app, user, ['Private'])
+  const otherFolderID = await makeFolder(app, user, ['Elsewhere'])
+  const { flashcardID, cardIDs: [cardID = '', reviewedCardID = ''] } = await makeDeck(app, user, {
+    folder: ['Private'], name: 'Secrets', cards: [{ front: 'secret front', back: 'secret back' }, { front: 'second', back: 'card' }]
+  })
   const reviewID = `review-${randomInt(1e9)}`
-  await call('review-card', { flashcardID, cardID: cardIDs[1], rating: 'good', reviewID }, 200)
-  const { goalID } = await call('create-goal', { type: 'Card', target: 5, end_date: '30/06/2026' }, 201) as { goalID: string }
-  return { jwtToken, folderID, otherFolderID, flashcardID, cardID: cardIDs[0], reviewedCardID: cardIDs[1], reviewID, goalID }
+  await expectOk(app, 'review-card', { jwtToken, flashcardID, cardID: reviewedCardID, rating: 'good', reviewID })
+  const { goalID } = await expectOk<{ goalID: string }>(app, 'create-goal', { jwtToken, type: 'Card', target: 5, end_date: '30/06/2026' }, 201)
+  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID }
 }
 
 /** Ids that nobody owns, shaped like real ones. */

@@ -6,7 +6,7 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ObjectId } from 'mongodb'
-import { buildTestApp, databaseOf, flashcardOf, post, registerUser, type TestUser } from './helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, makeDeck, registerUser, type TestUser } from './helpers/app.js'
 import { samples, storedMedia, uploaded, type Uploaded } from './helpers/media.js'
 
 const GRACE_SECONDS = 600
@@ -35,21 +35,20 @@ async function served (app: FastifyInstance, media: Uploaded): Promise<number> {
 test('deleting the last card that shows media past its grace removes it, its GridFS file and its quota, in the same request', async (t) => {
   const { app, advance } = await appWithClock(t)
   const user = await registerUser(app)
-  const deck = await flashcardOf(app, user, 'Birds', 3)
+  const deck = await makeDeck(app, user, { folder: ['Birds'], name: 'Birds', cards: 3 })
   const robin = await uploaded(app, user.jwtToken, samples.jpeg(300_000))
   const wren = await uploaded(app, user.jwtToken, samples.jpeg(20_000))
   await show(app, deck.cardIDs[0] as string, [robin, wren])
   await show(app, deck.cardIDs[1] as string, [wren])
   advance(GRACE_SECONDS + 1)
 
-  const first = await post(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0] })
-  t.equal(first.statusCode, 200)
+  await expectOk(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0] })
   t.equal(await served(app, robin), 404, 'the media only that card showed is gone')
   t.equal(await served(app, wren), 200, 'media another card still shows stays')
   t.same(await storedMedia(app), { records: 1, files: 1, chunks: 1, unrecorded: 0 }, 'its GridFS file and chunks are gone, none left listed')
   t.equal(await mediaUsage(app, user), 20_000, 'its bytes are given back')
 
-  await post(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[1] })
+  await expectOk(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[1] })
   t.equal(await served(app, wren), 404, 'then the last card showing the other goes, and so does it')
   t.same(await storedMedia(app), { records: 0, files: 0, chunks: 0, unrecorded: 0 })
   t.equal(await mediaUsage(app, user), 0)
@@ -58,20 +57,20 @@ test('deleting the last card that shows media past its grace removes it, its Gri
 test('deleting a flashcard, or a folder, removes the media only its cards showed', async (t) => {
   const { app, advance } = await appWithClock(t)
   const user = await registerUser(app)
-  const deck = await flashcardOf(app, user, 'Deck', 2)
-  const folderDeck = await flashcardOf(app, user, 'Folder', 2)
-  const kept = await flashcardOf(app, user, 'Kept', 1)
+  const deck = await makeDeck(app, user, { folder: ['Deck'], name: 'Deck', cards: 2 })
+  const folderDeck = await makeDeck(app, user, { folder: ['Folder'], name: 'Folder', cards: 2 })
+  const kept = await makeDeck(app, user, { folder: ['Kept'], name: 'Kept', cards: 1 })
   const [a, b, shared] = [await uploaded(app, user.jwtToken, samples.png()), await uploaded(app, user.jwtToken, samples.ogg()), await uploaded(app, user.jwtToken, samples.gif())]
   await show(app, deck.cardIDs[0] as string, [a, shared])
   await show(app, folderDeck.cardIDs[1] as string, [b, shared])
   await show(app, kept.cardIDs[0] as string, [shared])
   advance(GRACE_SECONDS + 1)
 
-  t.equal((await post(app, 'delete-flashcard', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID })).statusCode, 200)
+  await expectOk(app, 'delete-flashcard', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID })
   t.equal(await served(app, a), 404, 'delete-flashcard: the media of its cards')
-  const outline = (await post(app, 'get-library', { jwtToken: user.jwtToken })).json() as { folders: Array<{ folderID: string, name: string }> }
+  const outline = await expectOk<{ folders: Array<{ folderID: string, name: string }> }>(app, 'get-library', { jwtToken: user.jwtToken })
   const folderID = outline.folders.find((folder) => folder.name === 'Folder')?.folderID
-  t.equal((await post(app, 'delete-folder', { jwtToken: user.jwtToken, folderID })).statusCode, 200)
+  await expectOk(app, 'delete-folder', { jwtToken: user.jwtToken, folderID })
   t.equal(await served(app, b), 404, 'delete-folder: the media of the cards below it')
   t.equal(await served(app, shared), 200, 'media a remaining card shows stays')
   t.same(await storedMedia(app), { records: 1, files: 1, chunks: 1, unrecorded: 0 })
@@ -80,13 +79,13 @@ test('deleting a flashcard, or a folder, removes the media only its cards showed
 test('media within its grace outlives its cards; the sweep removes it once the grace has passed, and keeps what cards show', async (t) => {
   const { app, advance } = await appWithClock(t)
   const user = await registerUser(app)
-  const deck = await flashcardOf(app, user, 'Deck', 2)
+  const deck = await makeDeck(app, user, { folder: ['Deck'], name: 'Deck', cards: 2 })
   const shown = await uploaded(app, user.jwtToken, samples.wav(5000))
   const unshown = await uploaded(app, user.jwtToken, samples.png(5000))
   const deleted = await uploaded(app, user.jwtToken, samples.mp3(5000))
   await show(app, deck.cardIDs[0] as string, [shown])
   await show(app, deck.cardIDs[1] as string, [deleted])
-  await post(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[1] })
+  await expectOk(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[1] })
   t.equal(await served(app, deleted), 200, 'deleted within its grace: kept, for a card about to show it')
 
   await app.services.media.sweep()
@@ -118,13 +117,12 @@ test('delete-account removes every media record, GridFS file and chunk of the us
   const { app } = await appWithClock(t)
   const leaving = await registerUser(app)
   const staying = await registerUser(app)
-  const deck = await flashcardOf(app, leaving, 'Deck', 1)
+  const deck = await makeDeck(app, leaving, { folder: ['Deck'], name: 'Deck', cards: 1 })
   const media = [await uploaded(app, leaving.jwtToken, samples.png(600_000)), await uploaded(app, leaving.jwtToken, samples.m4a(3000))]
   await show(app, deck.cardIDs[0] as string, media)
   const theirs = await uploaded(app, staying.jwtToken, samples.png(600_000))
 
-  const response = await post(app, 'delete-account', { jwtToken: leaving.jwtToken, password: leaving.password })
-  t.equal(response.statusCode, 200)
+  await expectOk(app, 'delete-account', { jwtToken: leaving.jwtToken, password: leaving.password })
   t.same(await storedMedia(app), { records: 1, files: 1, chunks: 3, unrecorded: 0 }, 'only the other user\'s file is left')
   t.equal(await served(app, theirs), 200)
   for (const item of media) t.equal(await served(app, item), 404)

@@ -3,6 +3,8 @@ import { basename } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Db } from 'mongodb'
 import { buildApp, type AppConfig } from '../../src/app.js'
+import type { RefusalCode } from '../../src/domain/refusals.js'
+import type { ErrorStatus } from '../../src/schemas/errors.js'
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789'
 
@@ -48,6 +50,45 @@ export async function post (app: FastifyInstance, operation: string, body: unkno
   return await app.inject({ method: 'POST', url: `/api/${operation}`, payload: body as object })
 }
 
+/**
+ * Posts an operation that must succeed with `status`; its parsed answer, typed
+ * as the caller reads it. Any other answer fails the test with its status and body.
+ */
+export async function expectOk<T = unknown> (app: FastifyInstance, operation: string, body: unknown, status = 200): Promise<T> {
+  const response = await post(app, operation, body)
+  if (response.statusCode !== status) throw new Error(`${operation}: expected ${status}, got ${response.statusCode} ${response.body}`)
+  return response.json<T>()
+}
+
+/** The checks of a tap test that expectRefusal makes. */
+export interface Checks {
+  equal: (found: unknown, wanted: unknown, message: string) => boolean
+  strictSame: (found: unknown, wanted: unknown, message: string) => boolean
+}
+
+/** The refusal every error answer is: a sentence and a code, nothing else. */
+export interface Refused { error: string, code: string }
+
+/**
+ * Posts an operation that must be refused with `status` and `code`, and
+ * checks the error contract: the answer is exactly `{error, code}`, the error
+ * a sentence. Two assertions, named by `what` (the body, when not given).
+ */
+export async function expectRefusal (t: Checks, app: FastifyInstance, operation: string, body: Record<string, unknown>,
+  status: ErrorStatus, code: RefusalCode, what = describe(operation, body)): Promise<Refused> {
+  const response = await post(app, operation, body)
+  const answer = response.json<Refused>()
+  t.equal(response.statusCode, status, `${what}: ${status}`)
+  const sentence = typeof answer.error === 'string' && answer.error.length > 0 ? 'a sentence' : answer.error
+  t.strictSame({ ...answer, error: sentence }, { error: 'a sentence', code }, `${what}: ${code}`)
+  return answer
+}
+
+function describe (operation: string, body: Record<string, unknown>): string {
+  const rest = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'jwtToken'))
+  return `${operation} ${JSON.stringify(rest).slice(0, 100)}`
+}
+
 export interface TestUser { userID: string, jwtToken: string, email: string, password: string }
 
 let userCounter = 0
@@ -56,16 +97,44 @@ export async function registerUser (app: FastifyInstance, fields: Record<string,
   userCounter += 1
   const email = `learner${userCounter}-${randomBytes(3).toString('hex')}@example.com`
   const password = 'correct horse battery'
-  const response = await post(app, 'register', { email, password, ...fields })
-  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`)
-  return { ...(response.json() as { userID: string, jwtToken: string }), email, password, ...fields }
+  const registered = await expectOk<{ userID: string, jwtToken: string }>(app, 'register', { email, password, ...fields }, 201)
+  return { ...registered, email, password, ...fields }
 }
 
-/** A flashcard of `count` cards in a folder of its own, named `name`; its id and the card ids. */
-export async function flashcardOf (app: FastifyInstance, user: TestUser, name: string, count: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
-  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: [name] })
-  const cards = Array.from({ length: count }, (_, index) => ({ front: `${name} ${index}`, back: `back ${index}` }))
-  const response = await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: [name], flashcardName: name, cards })
-  if (response.statusCode !== 201) throw new Error(`create-flashcard failed: ${response.statusCode} ${response.body}`)
-  return response.json()
+/** Creates the folders of `path` that are missing; the id of the last. */
+export async function makeFolder (app: FastifyInstance, user: TestUser, path: string[]): Promise<string> {
+  return (await expectOk<{ folderID: string }>(app, 'create-folder', { jwtToken: user.jwtToken, path }, 201)).folderID
+}
+
+export interface Deck { flashcardID: string, cardIDs: string[] }
+
+/**
+ * A flashcard `name` in `folder` (made if missing), with the cards given or
+ * `cards` new ones ("<name> front <i>", "<name> back <i>"); its id and the card ids,
+ * in the order given.
+ */
+export async function makeDeck (app: FastifyInstance, user: TestUser,
+  { folder, name, cards, description }: { folder: string[], name: string, cards: number | Array<{ front: string, back: string }>, description?: string }): Promise<Deck> {
+  const folderMade = await post(app, 'create-folder', { jwtToken: user.jwtToken, path: folder })
+  if (folderMade.statusCode !== 201 && folderMade.json<Partial<Refused>>().code !== 'name_taken') {
+    throw new Error(`create-folder: ${folderMade.statusCode} ${folderMade.body}`)
+  }
+  const texts = typeof cards === 'number'
+    ? Array.from({ length: cards }, (_, index) => ({ front: `${name} front ${index}`, back: `${name} back ${index}` }))
+    : cards
+  return await expectOk<Deck>(app, 'create-flashcard', {
+    jwtToken: user.jwtToken, folder, flashcardName: name, cards: texts, ...(description === undefined ? {} : { description })
+  }, 201)
+}
+
+/**
+ * A token with one character of its signature changed. Not the last one: its
+ * two low bits are padding a decoder may ignore, so changing it may change
+ * nothing.
+ */
+export function tamperedToken (token: string): string {
+  const [head, payload, signature = ''] = token.split('.')
+  const at = 10
+  const changed = signature[at] === 'A' ? 'B' : 'A'
+  return `${head ?? ''}.${payload ?? ''}.${signature.slice(0, at)}${changed}${signature.slice(at + 1)}`
 }

@@ -6,7 +6,7 @@ import { userDay } from '../../src/domain/calendar.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { UserDocument } from '../../src/repositories/users.js'
-import { databaseOf, post, type TestUser } from './app.js'
+import { databaseOf, expectOk, makeDeck, type Deck, type TestUser } from './app.js'
 
 type Tree = Record<string, unknown>
 
@@ -15,12 +15,6 @@ export interface Clock { now: Date }
 
 /** The part of a tap test the learner checks with. */
 interface Checks { strictSame: (found: unknown, wanted: unknown, message: string) => boolean }
-
-export async function call (app: FastifyInstance, operation: string, body: Record<string, unknown>, expected = 200): Promise<Record<string, unknown>> {
-  const response = await post(app, operation, body)
-  if (response.statusCode !== expected) throw new Error(`${operation}: ${response.statusCode} ${response.body}`)
-  return response.json()
-}
 
 /** The cards of a today's-cards tree, each flashcard's in the order the tree lists them. */
 export function cardsByFlashcard (tree: Tree, into = new Map<string, string[]>()): Map<string, string[]> {
@@ -94,9 +88,7 @@ export function learner (app: FastifyInstance, user: TestUser, clock: Clock) {
   return {
     user,
     async today (): Promise<Map<string, string[]>> {
-      const response = await post(app, 'get-today-cards', { jwtToken: user.jwtToken })
-      if (response.statusCode !== 200) throw new Error(`get-today-cards: ${response.statusCode} ${response.body}`)
-      return cardsByFlashcard(JSON.parse(response.body) as Tree)
+      return cardsByFlashcard(await expectOk<Tree>(app, 'get-today-cards', { jwtToken: user.jwtToken }))
     },
     /** get-today-cards, checked against the full sort; what it returned. */
     async expectToday (t: Checks, message: string): Promise<Map<string, string[]>> {
@@ -105,29 +97,27 @@ export function learner (app: FastifyInstance, user: TestUser, clock: Clock) {
       return answer
     },
     /** A flashcard of `size` new cards, made by one create-flashcard request: its cards share an instant. */
-    async flashcard (size: number): Promise<{ flashcardID: string, cardIDs: string[] }> {
-      // the folder may be there already, made through another instance for the same user
-      if (decks === 0) await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Decks'] })
+    async flashcard (size: number): Promise<Deck> {
       decks += 1
-      const cards = Array.from({ length: size }, (_, n) => ({ front: `card ${n}`, back: `back ${n}` }))
-      const created = await call(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: ['Decks'], flashcardName: `Deck ${decks} ${clock.now.toISOString()}`, cards }, 201)
+      // the folder may be there already, made through another instance for the same user: makeDeck takes it as it is
+      const created = await makeDeck(app, user, { folder: ['Decks'], name: `Deck ${decks} ${clock.now.toISOString()}`, cards: size })
       tick(clock)
-      return created as { flashcardID: string, cardIDs: string[] }
+      return created
     },
     async addCards (flashcardID: string, size: number): Promise<string[]> {
       const cards = Array.from({ length: size }, (_, n) => ({ front: `added ${n}`, back: `back ${n}` }))
-      const added = await call(app, 'add-cards', { jwtToken: user.jwtToken, flashcardID, cards }, 201)
+      const added = await expectOk<{ cardIDs: string[] }>(app, 'add-cards', { jwtToken: user.jwtToken, flashcardID, cards }, 201)
       tick(clock)
-      return added.cardIDs as string[]
+      return added.cardIDs
     },
     async review (flashcardID: string, cardID: string, rating: string): Promise<void> {
-      await call(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating })
+      await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating })
     },
     async undo (): Promise<void> {
-      await call(app, 'undo-review', { jwtToken: user.jwtToken })
+      await expectOk(app, 'undo-review', { jwtToken: user.jwtToken })
     },
     async settings (changes: Record<string, unknown>): Promise<void> {
-      await call(app, 'update-settings', { jwtToken: user.jwtToken, ...changes })
+      await expectOk(app, 'update-settings', { jwtToken: user.jwtToken, ...changes })
     }
   }
 }

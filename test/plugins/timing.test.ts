@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { CommandStartedEvent } from 'mongodb'
-import { buildTestApp, flashcardOf, post, registerUser } from '../helpers/app.js'
+import { buildTestApp, makeDeck, post, registerUser } from '../helpers/app.js'
 
 const HEADER = /^db;dur=(\d+\.\d{3});desc="(\d+) calls", app;dur=(\d+\.\d{3}), total;dur=(\d+\.\d{3})$/
 
@@ -17,7 +17,7 @@ test('Server-Timing splits each answer into database and application time', asyn
   // command events on, so the test can count what actually went to the server
   const app = await buildTestApp(t, import.meta.filename, { monitorCommands: true })
   const user = await registerUser(app)
-  await flashcardOf(app, user, 'Spanish', 5)
+  await makeDeck(app, user, { folder: ['Spanish'], name: 'Spanish', cards: 5 })
 
   const sent: CommandStartedEvent[] = []
   app.databaseClient.on('commandStarted', (event) => sent.push(event))

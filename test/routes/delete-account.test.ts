@@ -1,23 +1,14 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 /** Documents of the user in every collection: folders, a flashcard, cards, reviews, a goal, the account. */
 async function fillAccount (app: FastifyInstance, user: TestUser): Promise<void> {
-  const ok = (response: { statusCode: number, body: string }, what: string): void => {
-    if (response.statusCode >= 300) throw new Error(`${what} failed: ${response.statusCode} ${response.body}`)
-  }
-  ok(await post(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Languages', 'Spanish'] }), 'create-folder')
-  const created = await post(app, 'create-flashcard', {
-    jwtToken: user.jwtToken,
-    folder: ['Languages', 'Spanish'],
-    flashcardName: 'Verbs',
-    cards: [{ front: 'ser', back: 'to be' }, { front: 'tener', back: 'to have' }]
+  const { flashcardID, cardIDs } = await makeDeck(app, user, {
+    folder: ['Languages', 'Spanish'], name: 'Verbs', cards: [{ front: 'ser', back: 'to be' }, { front: 'tener', back: 'to have' }]
   })
-  ok(created, 'create-flashcard')
-  const { flashcardID, cardIDs } = created.json() as { flashcardID: string, cardIDs: string[] }
-  ok(await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[0], rating: 'good' }), 'review-card')
-  ok(await post(app, 'create-goal', { jwtToken: user.jwtToken, type: 'Card', target: 5, end_date: '31/12/2099' }), 'create-goal')
+  await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[0], rating: 'good' })
+  await expectOk(app, 'create-goal', { jwtToken: user.jwtToken, type: 'Card', target: 5, end_date: '31/12/2099' }, 201)
 }
 
 /** How many documents of the user each collection holds. */

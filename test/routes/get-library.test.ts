@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { buildTestApp, post, registerUser } from '../helpers/app.js'
+import { buildTestApp, expectOk, makeDeck, makeFolder, post, registerUser } from '../helpers/app.js'
 
 interface FolderOutline {
   folderID: string
@@ -16,13 +16,13 @@ test('get-library gives the folders and flashcards with their ids and card count
 
   t.strictSame((await call('get-library', {})).json(), { folders: [] }, 'an empty library')
 
-  const spanish = (await call('create-folder', { path: ['Languages', 'Spanish'] })).json().folderID as string
-  const empty = (await call('create-folder', { path: ['__proto__'] })).json().folderID as string
-  const verbs = (await call('create-flashcard', {
-    folder: ['Languages', 'Spanish'], flashcardName: 'Verbs', description: 'irregular', cards: [{ front: 'ser', back: 'to be' }, { front: 'ir', back: 'to go' }]
-  })).json().flashcardID as string
-  const none = (await call('create-flashcard', { folder: ['Languages'], flashcardName: 'Nothing yet', cards: [] })).json().flashcardID as string
-  await call('create-folder', { path: ['Theirs'] }, other)
+  const spanish = await makeFolder(app, user, ['Languages', 'Spanish'])
+  const empty = await makeFolder(app, user, ['__proto__'])
+  const { flashcardID: verbs } = await makeDeck(app, user, {
+    folder: ['Languages', 'Spanish'], name: 'Verbs', description: 'irregular', cards: [{ front: 'ser', back: 'to be' }, { front: 'ir', back: 'to go' }]
+  })
+  const { flashcardID: none } = await makeDeck(app, user, { folder: ['Languages'], name: 'Nothing yet', cards: 0 })
+  await makeFolder(app, other, ['Theirs'])
 
   const response = await call('get-library', {})
   t.equal(response.statusCode, 200)
@@ -40,7 +40,8 @@ test('get-library gives the folders and flashcards with their ids and card count
 
   // the ids it gives are the ones the edits take
   t.equal((await call('rename-folder', { folderID: languages?.folderID, name: 'Idiomas' })).statusCode, 200)
-  await call('delete-card', { flashcardID: verbs, cardID: (await call('get-flashcard', { flashcardID: verbs })).json().cards[0].cardID })
+  const { cards } = await expectOk<{ cards: Array<{ cardID: string }> }>(app, 'get-flashcard', { jwtToken: user.jwtToken, flashcardID: verbs })
+  await expectOk(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: verbs, cardID: cards[0]?.cardID })
   const after = (await call('get-library', {})).json() as { folders: FolderOutline[] }
   t.equal(after.folders[0]?.name, 'Idiomas')
   t.equal(after.folders[0]?.folders[0]?.flashcards[0]?.cards, '1', 'the count follows a deleted card')

@@ -1,28 +1,21 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 const UNKNOWN_GOAL = '1'.repeat(39)
 
 async function createGoal (app: FastifyInstance, user: TestUser, type: 'Card' | 'XP', target: number, endDate: string): Promise<string> {
-  const response = await post(app, 'create-goal', { jwtToken: user.jwtToken, type, target, end_date: endDate })
-  if (response.statusCode !== 201) throw new Error(`create-goal failed: ${response.statusCode} ${response.body}`)
-  return response.json().goalID
+  return (await expectOk<{ goalID: string }>(app, 'create-goal', { jwtToken: user.jwtToken, type, target, end_date: endDate }, 201)).goalID
 }
 
 /** Reviews `count` new cards of a fresh flashcard. */
 async function reviewCards (app: FastifyInstance, user: TestUser, name: string, count: number): Promise<void> {
-  await post(app, 'create-folder', { jwtToken: user.jwtToken, path: [name] })
-  const cards = Array.from({ length: count }, (_, index) => ({ front: `${name} ${index}`, back: 'back' }))
-  const { flashcardID, cardIDs } = (await post(app, 'create-flashcard', { jwtToken: user.jwtToken, folder: [name], flashcardName: name, cards })).json()
-  for (const cardID of cardIDs) {
-    const response = await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
-    if (response.statusCode !== 200) throw new Error(`review-card failed: ${response.statusCode} ${response.body}`)
-  }
+  const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: [name], name, cards: count })
+  for (const cardID of cardIDs) await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
 }
 
 async function goalsOf (app: FastifyInstance, user: TestUser): Promise<Record<string, Record<string, unknown>>> {
-  return (await post(app, 'update-goal-status', { jwtToken: user.jwtToken })).json()
+  return await expectOk(app, 'update-goal-status', { jwtToken: user.jwtToken })
 }
 
 test('edit-goal and delete-goal', async (t) => {

@@ -1,39 +1,31 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../../src/domain/ids.js'
-import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 type GoalView = { status: string, fail_date: string, data: Record<string, string> } & Record<string, unknown>
 
 /** A learner with one card, reviewed again and again ("again" keeps it due): 10 XP a review. */
 async function learner (app: FastifyInstance, fields: Record<string, unknown> = {}) {
   const user = await registerUser(app, fields)
-  const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'Deck', 1)
+  const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['Deck'], name: 'Deck', cards: 1 })
   return { user, flashcardID, cardID }
 }
 
 async function review (app: FastifyInstance, { user, flashcardID, cardID }: { user: TestUser, flashcardID: string, cardID: string }, count = 1): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const response = await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'again' })
-    if (response.statusCode !== 200) throw new Error(`review-card: ${response.statusCode} ${response.body}`)
-  }
+  for (let i = 0; i < count; i++) await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'again' })
 }
 
 async function undo (app: FastifyInstance, user: TestUser): Promise<void> {
-  const response = await post(app, 'undo-review', { jwtToken: user.jwtToken })
-  if (response.statusCode !== 200) throw new Error(`undo-review: ${response.statusCode} ${response.body}`)
+  await expectOk(app, 'undo-review', { jwtToken: user.jwtToken })
 }
 
 async function createGoal (app: FastifyInstance, user: TestUser, type: 'Card' | 'XP', target: number, endDate: string): Promise<{ goalID: string, goal: GoalView }> {
-  const response = await post(app, 'create-goal', { jwtToken: user.jwtToken, type, target, end_date: endDate })
-  if (response.statusCode !== 201) throw new Error(`create-goal: ${response.statusCode} ${response.body}`)
-  return response.json()
+  return await expectOk(app, 'create-goal', { jwtToken: user.jwtToken, type, target, end_date: endDate }, 201)
 }
 
 async function goalsOf (app: FastifyInstance, user: TestUser): Promise<Record<string, GoalView>> {
-  const response = await post(app, 'update-goal-status', { jwtToken: user.jwtToken })
-  if (response.statusCode !== 200) throw new Error(`update-goal-status: ${response.statusCode} ${response.body}`)
-  return response.json()
+  return await expectOk(app, 'update-goal-status', { jwtToken: user.jwtToken })
 }
 
 /** The user's total XP, as a client reads it. */
@@ -177,7 +169,7 @@ test('goals count what happens after they are created', async (t) => {
   await t.test('goals set while reviews are being made start exactly where the account stood', async (t) => {
     current = new Date('2026-07-20T09:00:00Z')
     const user = await registerUser(app)
-    const { flashcardID, cardIDs } = await flashcardOf(app, user, 'Many', 15)
+    const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: ['Many'], name: 'Many', cards: 15 })
     const reviews = Promise.all(cardIDs.map((cardID) => post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })))
     // one goal after the other while the reviews go on, so that they start at different points
     const created: number[] = []

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { buildTestApp, flashcardOf, post, registerUser } from '../helpers/app.js'
+import { buildTestApp, makeDeck, post, registerUser } from '../helpers/app.js'
 import { storedState } from '../helpers/stored.js'
 
 const RATINGS = ['again', 'hard', 'good', 'easy'] as const
@@ -8,7 +8,7 @@ test('preview-review shows what each answer would do, and review-card then does 
   let current = new Date('2026-05-04T12:00:00Z')
   const app = await buildTestApp(t, import.meta.filename, { clock: () => current })
   const user = await registerUser(app)
-  const { flashcardID, cardIDs: [cardID] } = await flashcardOf(app, user, 'Preview', 2)
+  const { flashcardID, cardIDs: [cardID] } = await makeDeck(app, user, { folder: ['Preview'], name: 'Preview', cards: 2 })
 
   const before = await storedState(app)
   const preview = await post(app, 'preview-review', { jwtToken: user.jwtToken, flashcardID, cardID })
@@ -42,8 +42,8 @@ test('preview-review refuses what is not the user\'s card', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app)
   const other = await registerUser(app)
-  const { flashcardID, cardIDs: [cardID] } = await flashcardOf(app, user, 'Mine', 1)
-  const theirs = await flashcardOf(app, other, 'Theirs', 1)
+  const { flashcardID, cardIDs: [cardID] } = await makeDeck(app, user, { folder: ['Mine'], name: 'Mine', cards: 1 })
+  const theirs = await makeDeck(app, other, { folder: ['Theirs'], name: 'Theirs', cards: 1 })
 
   const refused: Array<[number, Record<string, unknown>, string]> = [
     [404, { flashcardID, cardID: theirs.cardIDs[0] }, "another user's card"],

@@ -1,12 +1,12 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 /** The cards of one flashcard in today's cards: card id -> {last_review, review_status}. */
 async function todayOf (app: FastifyInstance, user: TestUser, name: string): Promise<Record<string, { last_review: string, review_status: string }>> {
-  const response = await post(app, 'get-today-cards', { jwtToken: user.jwtToken })
-  if (response.statusCode !== 200) throw new Error(`get-today-cards failed: ${response.statusCode} ${response.body}`)
-  return response.json()[name]?.[name]?.cards ?? {}
+  type Cards = Record<string, { last_review: string, review_status: string }>
+  const tree = await expectOk<Record<string, Record<string, { cards: Cards } | undefined> | undefined>>(app, 'get-today-cards', { jwtToken: user.jwtToken })
+  return tree[name]?.[name]?.cards ?? {}
 }
 
 async function settings (app: FastifyInstance, user: TestUser, changes: Record<string, unknown>) {
@@ -94,8 +94,8 @@ test('update-settings', async (t) => {
   async function oneNewCardStudied (user: TestUser, name: string): Promise<string> {
     current = new Date('2026-03-10T12:00:00Z')
     await settings(app, user, { newCardsPerDay: 1 })
-    const { flashcardID, cardIDs: [started = '', waiting = ''] } = await flashcardOf(app, user, name, 2)
-    await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: started, rating: 'easy' })
+    const { flashcardID, cardIDs: [started = '', waiting = ''] } = await makeDeck(app, user, { folder: [name], name, cards: 2 })
+    await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: started, rating: 'easy' })
     current = new Date('2026-03-10T15:00:00Z')
     return waiting
   }
@@ -128,10 +128,10 @@ test('update-settings', async (t) => {
   await t.test('newCardsPerDay and reviewsPerDay bound today\'s cards', async (t) => {
     const user = await registerUser(app)
     current = new Date('2026-03-10T12:00:00Z')
-    const { flashcardID, cardIDs } = await flashcardOf(app, user, 'Limits', 4)
+    const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: ['Limits'], name: 'Limits', cards: 4 })
     // two cards in learning, due within minutes
     for (const cardID of cardIDs.slice(0, 2)) {
-      await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'again' })
+      await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'again' })
     }
     current = new Date('2026-03-10T13:00:00Z')
     t.equal(Object.keys(await todayOf(app, user, 'Limits')).length, 4, 'defaults: both due cards and both new ones')
@@ -150,9 +150,9 @@ test('update-settings', async (t) => {
       const user = await registerUser(app)
       current = new Date('2026-03-10T12:00:00Z')
       await settings(app, user, { desiredRetention: retention })
-      const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'Retention', 1)
-      const review = await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'easy' })
-      dues[retention] = Date.parse(review.json().due)
+      const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['Retention'], name: 'Retention', cards: 1 })
+      const review = await expectOk<{ due: string }>(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'easy' })
+      dues[retention] = Date.parse(review.due)
     }
     t.ok((dues['0.70'] ?? 0) > (dues['0.99'] ?? 0), 'a lower retention waits longer before the next review')
   })

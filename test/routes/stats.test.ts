@@ -2,22 +2,18 @@ import { test } from 'tap'
 import { migrate } from '../../src/repositories/migrations.js'
 import { addDays } from '../../src/domain/calendar.js'
 import { newSchedule } from '../../src/domain/scheduling.js'
-import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 test('get-stats', async (t) => {
   let current = new Date('2026-03-01T10:00:00Z')
   const app = await buildTestApp(t, import.meta.filename, { clock: () => current })
-  const stats = async (user: TestUser) => {
-    const response = await post(app, 'get-stats', { jwtToken: user.jwtToken })
-    if (response.statusCode !== 200) throw new Error(`get-stats failed: ${response.statusCode} ${response.body}`)
-    return response.json()
-  }
+  const stats = async (user: TestUser) => await expectOk<{ streak: string, weekly_xp: string, total_xp: string, heatmap: Record<string, string> }>(app, 'get-stats', { jwtToken: user.jwtToken })
 
   await t.test('XP, week, streak, heatmap and card counts follow the user\'s days', async (t) => {
     // UTC, the day turning over at 04:00 (the default)
     const user = await registerUser(app)
     current = new Date('2026-03-01T10:00:00Z')
-    const { flashcardID, cardIDs } = await flashcardOf(app, user, 'Mixed', 6)
+    const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: ['Mixed'], name: 'Mixed', cards: 6 })
     t.same(await stats(user), {
       total_xp: '0',
       weekly_xp: '0',
@@ -72,10 +68,10 @@ test('get-stats', async (t) => {
     const london = await registerUser(app, { timezone: 'Europe/London' })
     current = new Date('2026-03-15T10:00:00Z')
     for (const user of [tokyo, london]) {
-      const { flashcardID, cardIDs } = await flashcardOf(app, user, 'Week', 2)
+      const { flashcardID, cardIDs } = await makeDeck(app, user, { folder: ['Week'], name: 'Week', cards: 2 })
       // Sunday 20:00 in London is Monday 05:00 in Tokyo
       current = new Date('2026-03-15T20:00:00Z')
-      await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[0], rating: 'good' })
+      await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[0], rating: 'good' })
     }
     current = new Date('2026-03-15T21:00:00Z')
     t.match(await stats(tokyo), { weekly_xp: '10', streak: '1', heatmap: { '16/03/2026': '1' } })

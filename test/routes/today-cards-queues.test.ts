@@ -10,8 +10,8 @@ import { userDay } from '../../src/domain/calendar.js'
 import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { cardsRepository } from '../../src/repositories/cards.js'
 import { usersRepository, type UserDocument } from '../../src/repositories/users.js'
-import { buildTestApp, databaseOf, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
-import { call, learner, pairsOf, type Clock } from '../helpers/today-queues.js'
+import { buildTestApp, databaseOf, expectOk, registerUser, TEST_SECRET, testDatabaseUrl, type Deck } from '../helpers/app.js'
+import { learner, pairsOf, type Clock } from '../helpers/today-queues.js'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -126,9 +126,9 @@ test('cards added to a flashcard come after those created before them; cards cre
   t.strictSame(answer.get(behind.flashcardID), behind.cardIDs)
   // and imported ones the same
   clock.now = new Date(kept.getTime() - 2 * DAY)
-  const imported = await call(app, 'import-cards', { jwtToken: me.user.jwtToken, folder: ['Decks'], flashcardName: 'Imported', text: 'uno\tone\ndos\ttwo' }, 201)
+  const imported = await expectOk<Deck>(app, 'import-cards', { jwtToken: me.user.jwtToken, folder: ['Decks'], flashcardName: 'Imported', text: 'uno\tone\ndos\ttwo' }, 201)
   clock.now = kept
-  t.strictSame((await me.expectToday(t, 'imported cards before the start are not skipped either')).get(imported.flashcardID as string), imported.cardIDs)
+  t.strictSame((await me.expectToday(t, 'imported cards before the start are not skipped either')).get(imported.flashcardID), imported.cardIDs)
 })
 
 /** Two services on one database, with clocks of their own, as two instances of the service. */

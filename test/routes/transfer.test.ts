@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { databaseOf, buildTestApp, post, registerUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, post, registerUser } from '../helpers/app.js'
 import { storedNodes } from '../helpers/stored.js'
 
 interface Card { front: string, back: string }
@@ -35,15 +35,11 @@ test('import-cards and export-flashcard', async (t) => {
   }
 
   async function importCards (fields: Record<string, unknown>): Promise<{ flashcardID: string, cardIDs: string[], imported: string }> {
-    const response = await post(app, 'import-cards', { jwtToken, folder, ...fields })
-    if (response.statusCode !== 201) throw new Error(`import-cards: ${response.statusCode} ${response.body}`)
-    return response.json()
+    return await expectOk(app, 'import-cards', { jwtToken, folder, ...fields }, 201)
   }
 
   async function exportText (fields: Record<string, unknown>): Promise<string> {
-    const response = await post(app, 'export-flashcard', { jwtToken, ...fields })
-    if (response.statusCode !== 200) throw new Error(`export-flashcard: ${response.statusCode} ${response.body}`)
-    return response.json().text
+    return (await expectOk<{ text: string }>(app, 'export-flashcard', { jwtToken, ...fields })).text
   }
 
   await t.test('Quizlet text with the default separators makes a flashcard of new cards, in order', async (t) => {

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, flashcardOf, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
 
 const MINUTE = 60_000
 
@@ -26,7 +26,7 @@ test('undo-review', async (t) => {
   await t.test('each undo takes back one more review, restoring every earlier state exactly', async (t) => {
     const user = await registerUser(app)
     current = new Date('2026-03-09T12:00:00Z')
-    const { flashcardID, cardIDs: [first = '', second = ''] } = await flashcardOf(app, user, 'Spanish', 2)
+    const { flashcardID, cardIDs: [first = '', second = ''] } = await makeDeck(app, user, { folder: ['Spanish'], name: 'Spanish', cards: 2 })
     const steps: Array<{ cardID: string, rating: string, reviewID?: string, minutes: number }> = [
       { cardID: first, rating: 'good', reviewID: 'client-1', minutes: 0 },
       { cardID: first, rating: 'again', minutes: 20 },
@@ -83,7 +83,7 @@ test('undo-review', async (t) => {
 
   await t.test('a review after an undo lands where the first one did', async (t) => {
     const user = await registerUser(app)
-    const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'German', 1)
+    const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['German'], name: 'German', cards: 1 })
     current = new Date('2026-03-10T12:00:00Z')
     const first = await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'hard', reviewID: 'again-and-again' })
     t.equal((await post(app, 'undo-review', { jwtToken: user.jwtToken })).statusCode, 200)
@@ -99,7 +99,7 @@ test('undo-review', async (t) => {
     const user = await registerUser(app)
     current = new Date('2026-03-10T12:00:00Z')
     t.equal((await post(app, 'update-settings', { jwtToken: user.jwtToken, newCardsPerDay: 1 })).statusCode, 200)
-    const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'Italian', 2)
+    const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['Italian'], name: 'Italian', cards: 2 })
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'easy' })
     const reviewed = (await post(app, 'get-today-cards', { jwtToken: user.jwtToken })).json()
     t.same(reviewed, {}, 'the day\'s one new card is used up, the reviewed one is not due today')
@@ -111,7 +111,7 @@ test('undo-review', async (t) => {
 
   await t.test('a card changed since its last review is left alone: 409, nothing undone', async (t) => {
     const user = await registerUser(app)
-    const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'French', 1)
+    const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['French'], name: 'French', cards: 1 })
     current = new Date('2026-03-10T12:00:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
     // as a newer review that reached the card but not yet the log would leave it
@@ -127,7 +127,7 @@ test('undo-review', async (t) => {
 
   await t.test('a review of a card deleted since leaves the log and takes its XP back', async (t) => {
     const user = await registerUser(app)
-    const { flashcardID, cardIDs: [kept = '', deleted = ''] } = await flashcardOf(app, user, 'Latin', 2)
+    const { flashcardID, cardIDs: [kept = '', deleted = ''] } = await makeDeck(app, user, { folder: ['Latin'], name: 'Latin', cards: 2 })
     current = new Date('2026-03-10T12:00:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: kept, rating: 'good' })
     current = new Date('2026-03-10T12:01:00Z')
@@ -146,7 +146,7 @@ test('undo-review', async (t) => {
 
   await t.test('concurrent undos never take XP twice nor leave card and log apart', async (t) => {
     const user = await registerUser(app)
-    const { flashcardID, cardIDs: [cardID = ''] } = await flashcardOf(app, user, 'Dutch', 1)
+    const { flashcardID, cardIDs: [cardID = ''] } = await makeDeck(app, user, { folder: ['Dutch'], name: 'Dutch', cards: 1 })
     const states: Array<Record<string, unknown>> = [await cardState(app, cardID)]
     for (const [index, rating] of ['good', 'good', 'again', 'good'].entries()) {
       current = new Date(Date.parse('2026-03-10T12:00:00Z') + index * 30 * MINUTE)
