@@ -331,7 +331,7 @@ test('managing folders, flashcards and cards', async (t) => {
     t.match(flashcard, { flashcardID, flashcardName: 'Verbs', description: 'common verbs', folder: ['Languages', 'Spanish'] })
     t.strictSame(flashcard.cards.map((card: { cardID: string }) => card.cardID), cardIDs, 'in creation order')
     t.strictSame(flashcard.cards[0], {
-      cardID: cardIDs[0], front: 'ser', back: 'to be', review_status: '0.0', last_review: '04/05/2026', due: current.toISOString()
+      cardID: cardIDs[0], front: 'ser', back: 'to be', format: 'text', frontHtml: 'ser', backHtml: 'to be', review_status: '0.0', last_review: '04/05/2026', due: current.toISOString()
     })
     t.match(flashcard.cards[1], { cardID: cardIDs[1], front: 'tener', back: '', review_status: /^0\.[1-9]$/, last_review: '04/05/2026' })
     t.ok(Date.parse(flashcard.cards[1].due) > current.getTime())
@@ -567,7 +567,9 @@ test('managing folders, flashcards and cards', async (t) => {
     const bigCards = (own(top, 'Big') as { cards: Record<string, { review_status: string, last_review: string }> }).cards
     t.strictSame(Object.keys(bigCards), big.cardIDs, 'all 30 cards, in creation order')
     t.match(bigCards[big.cardIDs[0] as string], { review_status: /^[1-9]\d*\.0$/, last_review: '04/05/2026' })
-    t.strictSame(bigCards[big.cardIDs[1] as string], { review_status: '0.0', last_review: '04/05/2026' })
+    t.strictSame(bigCards[big.cardIDs[1] as string], {
+      review_status: '0.0', last_review: '04/05/2026', front: 'Big front 1', back: 'Big back 1', format: 'text', frontHtml: 'Big front 1', backHtml: 'Big back 1'
+    })
     t.ok(allStrings(tree), 'every value a string')
     t.strictSame(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore, 'Object.prototype gained nothing')
   })
