@@ -155,3 +155,17 @@ test('CSV export keeps formats and cloze notes as written, and reads back to the
   const quizlet = await call('import-cards', { folder: ['Cards'], flashcardName: 'Quizlet', text: '<b>hola</b>\thello' })
   t.match((await cards(quizlet.flashcardID))[0], { front: '<b>hola</b>', format: 'text', frontHtml: '&lt;b&gt;hola&lt;/b&gt;' }, 'Quizlet text comes in as plain text')
 })
+
+test('the OpenAPI document gives format as an enum wherever a card is written or read', async (t) => {
+  const { app } = await setUp(t)
+  const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const body = (operation: string) => document.paths[`/api/${operation}`].post.requestBody.content['application/json'].schema
+  const answer = (operation: string) => document.paths[`/api/${operation}`].post.responses['200'].content['application/json'].schema
+  t.strictSame(body('create-flashcard').properties.cards.items.properties.format.enum, ['text', 'html'])
+  t.strictSame(body('add-cards').properties.cards.items.properties.format.enum, ['text', 'html'])
+  t.strictSame(body('edit-card').properties.format.enum, ['text', 'html'])
+  t.strictSame(answer('get-flashcard').properties.cards.items.properties.format.enum, ['text', 'html'])
+  t.strictSame(answer('get-flashcard').properties.cards.items.required.filter((name: string) => /front|back|format/.test(name)).sort(),
+    ['back', 'backHtml', 'format', 'front', 'frontHtml'])
+  t.equal(answer('edit-card').anyOf.length, 2, 'edit-card answers a card, or a cloze note')
+})
