@@ -111,6 +111,16 @@ async function readQueue (range: QueueRange, limit: number, read: WindowRead): P
   return found
 }
 
+/** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
+async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
+  flashcardIDs: readonly string[], read: (part: string[]) => Promise<Card[]>
+): Promise<Card[]> {
+  const half = Math.ceil(flashcardIDs.length / 2)
+  const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
+  const found = (await Promise.all(halves.map(read))).flat()
+  return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+}
+
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
   const inSession = { session }
@@ -253,21 +263,22 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /**
-     * Every card of the flashcards given, in creation order. Sorted here: no
-     * index gives a user's cards in that order, so the database would sort
-     * them in memory too, and slower. The flashcards are split in two halves
-     * read side by side: the embedded database answers each on a core of its
-     * own. With their content (text and rendered sides). Index user_flashcard.
+     * Every card of the flashcards given, in creation order, with what the
+     * tree shows of it. Sorted here: no index gives a user's cards in that
+     * order, so the database would sort them in memory too, and slower. The
+     * flashcards are split in two halves read side by side: the embedded
+     * database answers each on a core of its own. Index user_flashcard.
      */
-    async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<ContentCard[]> {
-      const half = Math.ceil(flashcardIDs.length / 2)
-      const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
-      const found = (await Promise.all(halves.map(async (part) => await cards.find(
-        { userID, flashcardID: { $in: [...part] } },
-        // in one batch each (the server still caps one at 16 MiB)
-        { projection: CONTENT_PROJECTION, ...oneBatch(100_000), session }
-      ).toArray()))).flat()
-      return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+    async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<Array<TreeCard & Pick<CardDocument, 'createdOrder'>>> {
+      // in one batch each (the server still caps one at 16 MiB)
+      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
+        { userID, flashcardID: { $in: part } }, { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }).toArray())
+    },
+
+    /** ofFlashcards, each card with its content too (text, format, rendered sides, cloze note). Index user_flashcard. */
+    async withContentOfFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<ContentCard[]> {
+      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
+        { userID, flashcardID: { $in: part } }, { projection: CONTENT_PROJECTION, ...oneBatch(100_000), session }).toArray())
     }
   }
 }

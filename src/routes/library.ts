@@ -144,12 +144,13 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/get-all-cards', {
     schema: {
       summary: 'The whole library as a tree, every card included',
-      description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
+      description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}. ' +
+        'With content: true, each card also gives its text and the HTML to show.',
       tags: ['library'],
       body: AllCardsBody,
       response: { 200: LibraryTree }
     }
-  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account)))
+  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account, { content: request.body.content === true })))
 }
 
 export default library

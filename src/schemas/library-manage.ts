@@ -129,7 +129,13 @@ export type CardBody = Static<typeof CardBody>
 
 export const DeletedCard = Type.Object({ flashcardID: Id, cardID: Id })
 
-export const AllCardsBody = Type.Object({ jwtToken: JwtToken })
+export const AllCardsBody = Type.Object({
+  jwtToken: JwtToken,
+  content: Type.Optional(Type.Boolean({
+    description: 'true: each card also gives its content, as get-flashcard does (front, back, format, frontHtml, backHtml; noteID and clozeNumber ' +
+      'for a card of a cloze note). Default false: each card is {last_review, review_status} only, as before, which is several times less to read and send'
+  }))
+})
 
 // ---- the library with its ids
 

@@ -12,7 +12,7 @@ import type { Repositories } from '../repositories/index.js'
 import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
-import { cardDetails, cardLeavesWithContent, type UserMediaUrl } from './wire.js'
+import { cardDetails, cardLeaves, cardLeavesWithContent, type UserMediaUrl } from './wire.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 
@@ -372,11 +372,17 @@ export function libraryService (context: ServiceContext) {
       return { folders: tree.folders.map(folderOutline) }
     },
 
-    /** The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one as {}), every flashcard, every card. */
-    async allCards (user: UserDocument): Promise<string> {
+    /**
+     * The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one
+     * as {}), every flashcard, every card; with `content`, each card with its text and the HTML to show. Without it, the
+     * cards' text is not even read: it is most of what a card holds.
+     */
+    async allCards (user: UserDocument, options: { content: boolean } = { content: false }): Promise<string> {
       const { trees, cards } = context.repositories
       const tree = await trees.read(user._id)
-      const everyCard = await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders))
+      const flashcardIDs = flashcardIDsIn(tree.folders)
+      if (!options.content) return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDs), user), { includeEmpty: true })
+      const everyCard = await cards.withContentOfFlashcards(user._id, flashcardIDs)
       return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id)), { includeEmpty: true })
     }
   }
