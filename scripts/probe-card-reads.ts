@@ -38,7 +38,7 @@ const app = await buildApp({
   attemptLimits: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 },
   loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000 },
   // a resolver that knows every id, as the media signer will for the user's own media
-  ...({ mediaUrl: (_userID: string, mediaID: string) => `/media/${mediaID}?expires=1&signature=abc` })
+  mediaUrl: (_userID: string, mediaID: string) => `/media/${mediaID}?expires=1&signature=abc`
 })
 await app.ready()
 
