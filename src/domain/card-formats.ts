@@ -469,10 +469,9 @@ function csvField (text: string): string {
  */
 export function toCsv (cards: readonly CardInput[]): string {
   const plain = cards.every((card) => !isClozeInput(card) && (card.format ?? 'text') === 'text')
-  const records = plain
-    ? ['front,back', ...cards.map((card) => isClozeInput(card) ? '' : `${csvField(card.front)},${csvField(card.back)}`)]
-    : ['front,back,format,type', ...cards.map((card) => isClozeInput(card)
-        ? `${csvField(card.cloze)},${csvField(card.back ?? '')},${card.format ?? 'text'},cloze`
-        : `${csvField(card.front)},${csvField(card.back)},${card.format ?? 'text'},basic`)]
-  return records.map((record) => record + '\r\n').join('')
+  const record = (card: CardInput): string => {
+    if (isClozeInput(card)) return `${csvField(card.cloze)},${csvField(card.back ?? '')},${card.format ?? 'text'},cloze`
+    return plain ? `${csvField(card.front)},${csvField(card.back)}` : `${csvField(card.front)},${csvField(card.back)},${card.format ?? 'text'},basic`
+  }
+  return [plain ? 'front,back' : 'front,back,format,type', ...cards.map(record)].map((line) => line + '\r\n').join('')
 }

@@ -26,9 +26,7 @@ export interface ClozeDeletion {
   hint: ClozePart[] | null
 }
 
-/** The highest cloze number read as one; `{{c10000::` is text. */
-export const MAX_CLOZE_NUMBER = 9999
-
+/** A deletion's opening: a number from 1 to 9999 (`{{c10000::` is text). */
 const OPENING = /\{\{c([1-9][0-9]{0,3})::/y
 
 interface Open { deletion: ClozeDeletion, parent: ClozePart[] }
