@@ -225,3 +225,17 @@ test('undo-review of a note\'s card restores its schedule and leaves the note\'s
   t.match(undone, { cardID: c2, flashcardID, review_status: '0.0' })
   t.match(await cards(flashcardID), [{ cardID: c1, front: '{{c1::A}} {{c2::B}}' }, { cardID: c2, front: '{{c1::A}} {{c2::B}}', review_status: '0.0', frontHtml: 'A <span class="cloze">[...]</span>' }])
 })
+
+test('a card that an edit adds is among today\'s new cards, even once the new-card queue was read empty', async (t) => {
+  const { call, flashcard, later } = await setUp(t)
+  const { flashcardID, cardIDs } = await flashcard([{ cloze: '{{c1::a}} {{c2::b}}' }])
+  for (const cardID of cardIDs) await call('review-card', { flashcardID, cardID, rating: 'good' })
+  later(1000)
+  const before = await call('get-today-cards')
+  t.strictSame(Object.values(before.Geography?.Capitals?.cards ?? {}).filter((card) => (card as { review_status: string }).review_status === '0.0'), [],
+    'no new card left: the queue is read empty, and its start moves past it')
+  later(1000)
+  const edited = await call('edit-card', { flashcardID, cardID: cardIDs[0], cloze: '{{c1::a}} {{c2::b}} {{c3::c}}' })
+  const today = await call('get-today-cards')
+  t.match(today.Geography.Capitals.cards[edited.added[0]], { review_status: '0.0' }, 'the new card is there')
+})
