@@ -23,6 +23,7 @@ import goals from './routes/goals.js'
 import progress from './routes/progress.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
+import { NO_MEDIA, type MediaUrl } from './services/context.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,6 +59,8 @@ export interface AppConfig {
   quotas?: Partial<Quotas>
   /** when to turn requests away with 503 as overloaded; defaults in plugins/load-shedding.ts */
   loadShedding?: Partial<LoadShedding>
+  /** the address of one of a user's media, as cards show it; default: none known */
+  mediaUrl?: MediaUrl
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -101,7 +104,8 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     transaction: app.transaction,
     userTransaction: app.userTransaction,
     clock: app.clock,
-    quotas: app.quotas
+    quotas: app.quotas,
+    mediaUrl: config.mediaUrl ?? NO_MEDIA
   }))
 
   await app.register(health)

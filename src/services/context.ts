@@ -3,7 +3,17 @@ import type { CardDocument } from '../repositories/cards.js'
 import { QUOTA_NAMES, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 
-/** What the services need of the running service: the data, its transactions, the clock and the quotas. */
+/**
+ * The address a card shows for one of the user's media (`media:<mediaID>` in
+ * its HTML), signed and expiring; null for a media the user does not hold,
+ * whose element is then left out.
+ */
+export type MediaUrl = (userID: string, mediaID: string) => string | null
+
+/** Until media are served, no media is known: every media element is left out. */
+export const NO_MEDIA: MediaUrl = () => null
+
+/** What the services need of the running service: the data, its transactions, the clock, the quotas and the media's addresses. */
 export interface ServiceContext {
   /** calls outside any transaction */
   repositories: Repositories
@@ -14,6 +24,7 @@ export interface ServiceContext {
   /** the service's notion of "now"; tests give a fixed or moving clock */
   clock: () => Date
   quotas: Quotas
+  mediaUrl: MediaUrl
 }
 
 /** Adds to the account's usage inside its transaction, or refuses (409) naming the quota it would pass. */
