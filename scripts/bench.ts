@@ -466,7 +466,7 @@ async function measureMediaRun (): Promise<MediaRun | string> {
   try {
     const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
     await app.ready()
-    const seed = await seedMedia(app, database.db)
+    const seed = await seedMedia(app)
     await app.close()
     // the service signs media URLs with the secret the seeding app used
     await writeFile(join(dataDir, 'jwt-secret'), JWT_SECRET)
@@ -527,7 +527,7 @@ function mediaRows (run: MediaRun | string): ResultRow[] {
   rows.push(
     latencyRow(`GET the ${kb} image with If-None-Match: 304 revalidation`, { samples: figures.revalidate, firstAnswer: '' }, null),
     latencyRow(`upload-media of a ${UPLOAD_BYTES / 1024 / 1024} MB image (multipart, sniffed, hashed, into GridFS; ${figures.upload.length} uploads)`, { samples: figures.upload, firstAnswer: '' }, null),
-    latencyRow(`get-flashcard, ${DECK_CARDS}-card deck whose every card shows an image (format html, media:<id>; URLs are rendered by the rich-text branch, not yet here)`,
+    latencyRow(`get-flashcard, ${DECK_CARDS}-card deck whose every card shows an image of its own (format html; a signed URL made for each)`,
       { samples: figures.withImages, firstAnswer: '' }, null),
     latencyRow(`get-flashcard, ${DECK_CARDS}-card deck of plain cards (taking turns with the line above)`, { samples: figures.plain, firstAnswer: '' }, null)
   )

@@ -27,6 +27,7 @@ import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
+import type { MediaUrl } from './services/context.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,6 +65,8 @@ export interface AppConfig {
   loadShedding?: Partial<LoadShedding>
   /** how media is kept: its grace, the life of its URLs, how often it is swept; defaults in services/media.ts */
   media?: Partial<MediaSettings>
+  /** the address of one of a user's media, as cards show it (a probe of card reads sets a fixed one); default: the signed URLs GET /media serves */
+  mediaUrl?: MediaUrl
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -110,7 +113,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     userTransaction: app.userTransaction,
     clock: app.clock,
     quotas: app.quotas,
-    mediaUrl: (userID, mediaID) => links.urlOf(userID, mediaID, app.clock()),
+    mediaUrl: config.mediaUrl ?? ((userID, mediaID) => links.urlOf(userID, mediaID, app.clock())),
     media: { graceSeconds: mediaSettings.graceSeconds, uploadWindowMs: connectionLimits.requestTimeoutMs, links }
   }))
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })

@@ -1,12 +1,13 @@
 // Media no card shows is removed: in the transaction that deletes the last
-// card showing it (once past its grace), or by the sweep. Cards that show
-// media are written by the formatted-text cards of another branch; until that
-// is merged, these tests give cards their `media` list directly through the
-// cards collection, as that code stores it.
+// card showing it (once past its grace), or by the sweep. Most tests give
+// cards their `media` list directly through the cards collection, as
+// formatted cards store it (the tests were written before those were
+// merged, and this sets up exactly what each needs); the last one writes
+// formatted cards through the API.
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ObjectId } from 'mongodb'
-import { buildTestApp, databaseOf, expectOk, makeDeck, registerUser, type TestUser } from './helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, makeDeck, makeFolder, registerUser, type Deck, type TestUser } from './helpers/app.js'
 import { samples, storedMedia, uploaded, type Uploaded } from './helpers/media.js'
 
 const GRACE_SECONDS = 600
@@ -146,4 +147,32 @@ test('files no record holds (an upload cut off, a removal cut off) are removed b
   t.same(await app.services.media.sweep(), { files: 2, media: 0 }, 'both once it has come')
   t.same(await storedMedia(app), { records: 1, files: 1, chunks: 1, unrecorded: 0 }, 'only the recorded file is left')
   t.equal(await served(app, recorded), 200)
+})
+
+test('with formatted cards: a card shows its image by a signed URL; once no card shows it, it goes', async (t) => {
+  const { app, advance } = await appWithClock(t)
+  const user = await registerUser(app)
+  const image = await uploaded(app, user.jwtToken, samples.png(8000))
+  const sound = await uploaded(app, user.jwtToken, samples.ogg(8000))
+  await makeFolder(app, user, ['Birds'])
+  const deck = await expectOk<Deck>(app, 'create-flashcard', {
+    jwtToken: user.jwtToken,
+    folder: ['Birds'],
+    flashcardName: 'Songs',
+    cards: [{ front: `<img src="media:${image.mediaID}" alt="a robin">`, back: `<audio src="media:${sound.mediaID}"></audio>`, format: 'html' }]
+  }, 201)
+  const read = await expectOk<{ cards: Array<{ frontHtml: string, backHtml: string }> }>(app, 'get-flashcard', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID })
+  const shownImage = /src="([^"]+)"/.exec(read.cards[0]?.frontHtml ?? '')?.[1]?.replaceAll('&amp;', '&') ?? ''
+  t.match(shownImage, new RegExp(`^/media/${image.mediaID}\\?u=${user.userID}&e=\\d+&s=`), 'the card shows the image by its signed URL')
+  t.equal(await served(app, { ...image, url: shownImage }), 200, 'which serves it')
+
+  // an edit that drops the image: the sweep's look after the grace removes it; the sound stays shown
+  await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0], front: 'a robin' })
+  advance(GRACE_SECONDS + 1)
+  await app.services.media.sweep()
+  t.equal(await served(app, image), 404, 'the image no card shows is gone')
+  t.equal(await served(app, sound), 200, 'the sound a card shows stays')
+  await expectOk(app, 'delete-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0] })
+  t.equal(await served(app, sound), 404, 'deleting the card takes its sound with it')
+  t.same(await storedMedia(app), { records: 0, files: 0, chunks: 0, unrecorded: 0 })
 })

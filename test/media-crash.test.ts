@@ -3,8 +3,8 @@
 // data: every acknowledged upload is whole and served, nothing half-written
 // is visible, and once the grace (made short here by configuration) has
 // passed, no media that no card shows and no file that no record holds is
-// left. Cards that show media are written by another branch; until it is
-// merged, this test gives cards their `media` list directly in the database.
+// left. The test gives cards their `media` list directly in the database, as
+// formatted cards store it, so that it knows which card shows what.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'

@@ -1,14 +1,11 @@
 // Media on a database of its own: a 100 KB image served from GridFS through
 // its signed URL (under load, against a bare Fastify serving the same bytes),
 // its 304 revalidation, an upload of a 5 MB image, and get-flashcard of a
-// 100-card deck whose every card shows an image. The deck's cards are written
-// straight into the collection as the formatted cards of the rich-text branch
-// store them (format 'html', the image as media:<id> in the front, the id in
-// `media`); that branch turns them into URLs when it renders them, which this
-// branch does not do yet: the figure is get-flashcard as it is now.
+// 100-card deck whose every card shows an image of its own (formatted cards,
+// format 'html', the image as media:<id> in the front): each read signs a URL
+// for each image.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import type { Db } from 'mongodb'
 import { post, timeInTurns } from './load.js'
 
 export const MEDIA_EMAIL = 'bench-media@example.com'
@@ -49,22 +46,23 @@ async function inject (app: FastifyInstance, operation: string, payload: object)
 
 /**
  * Registers the media user through the app, uploads an image for each card
- * of one deck, and writes that deck's cards as formatted cards showing them;
- * a second deck of plain cards is its peer.
+ * of one deck, and makes that deck of formatted cards showing them; a second
+ * deck of plain cards is its peer.
  */
-export async function seedMedia (app: FastifyInstance, db: Db): Promise<MediaSeed> {
+export async function seedMedia (app: FastifyInstance): Promise<MediaSeed> {
   const { jwtToken } = await inject(app, 'register', { email: MEDIA_EMAIL, password: MEDIA_PASSWORD }) as { jwtToken: string }
   await inject(app, 'create-folder', { jwtToken, path: ['Media'] })
-  const cards = Array.from({ length: DECK_CARDS }, (_, n) => ({ front: `card ${n}`, back: `answer ${n}` }))
-  const withImages = await inject(app, 'create-flashcard', { jwtToken, folder: ['Media'], flashcardName: 'With images', cards }) as { flashcardID: string, cardIDs: string[] }
-  const plain = await inject(app, 'create-flashcard', { jwtToken, folder: ['Media'], flashcardName: 'Plain', cards }) as { flashcardID: string }
-  for (const cardID of withImages.cardIDs) {
+  const images: string[] = []
+  for (let n = 0; n < DECK_CARDS; n++) {
     const request = new Request('http://bench/api/upload-media', { method: 'POST', body: form(jwtToken, pngOf(10 * 1024)) })
     const response = await app.inject({ method: 'POST', url: '/api/upload-media', headers: Object.fromEntries(request.headers), payload: Buffer.from(await request.arrayBuffer()) })
     if (response.statusCode !== 201) throw new Error(`upload-media: ${response.statusCode} ${response.body}`)
-    const { mediaID } = response.json<{ mediaID: string }>()
-    await db.collection<{ _id: string }>('cards').updateOne({ _id: cardID }, { $set: { format: 'html', front: `<p>card</p><img src="media:${mediaID}">`, media: [mediaID] } })
+    images.push(response.json<{ mediaID: string }>().mediaID)
   }
+  const illustrated = images.map((mediaID, n) => ({ front: `<p>card ${n}</p><img src="media:${mediaID}" alt="picture ${n}">`, back: `answer ${n}`, format: 'html' }))
+  const withImages = await inject(app, 'create-flashcard', { jwtToken, folder: ['Media'], flashcardName: 'With images', cards: illustrated }) as { flashcardID: string }
+  const cards = Array.from({ length: DECK_CARDS }, (_, n) => ({ front: `card ${n}`, back: `answer ${n}` }))
+  const plain = await inject(app, 'create-flashcard', { jwtToken, folder: ['Media'], flashcardName: 'Plain', cards }) as { flashcardID: string }
   return { image: pngOf(IMAGE_BYTES), withImages: withImages.flashcardID, plain: plain.flashcardID }
 }
 
@@ -119,8 +117,9 @@ export async function measureMedia (origin: string, seed: MediaSeed, samples: nu
 
   const body = (flashcardID: string): string => JSON.stringify({ jwtToken, flashcardID })
   const cardsIn = (text: string): string | null => ((JSON.parse(text) as { cards: unknown[] }).cards.length === DECK_CARDS ? null : 'not every card')
+  const imagesSigned = (text: string): string | null => cardsIn(text) ?? ((text.match(/src=\\"\/media\/\d+\?u=/g) ?? []).length === DECK_CARDS ? null : 'not every image has its signed URL')
   const [withImages, plain] = await timeInTurns([
-    { url: `${origin}/api/get-flashcard`, body: body(seed.withImages), check: cardsIn },
+    { url: `${origin}/api/get-flashcard`, body: body(seed.withImages), check: imagesSigned },
     { url: `${origin}/api/get-flashcard`, body: body(seed.plain), check: cardsIn }
   ], samples, warmup)
   return { url, revalidate, upload, withImages: withImages?.samples ?? [], plain: plain?.samples ?? [] }

@@ -17,20 +17,32 @@
  * separator, any text holding the card separator, ...) and says which card and
  * why, so a Quizlet export always imports back to the very same cards.
  *
+ * Quizlet text holds plain text cards only: the export refuses a formatted
+ * (HTML) card or a cloze note, and names it; CSV keeps them.
+ *
  * CSV: RFC 4180. Fields are separated by commas and records by CRLF, LF or CR;
  * a field in double quotes may hold commas, quotes (written twice) and line
  * breaks, all kept verbatim. A quote inside an unquoted field is read as a
  * literal character. Every record has exactly 2 columns, front and back; blank
  * lines are skipped. The first record is a header when asked (`header: true`),
  * or in `'auto'` mode when it reads front,back or term,definition (any case).
- * The export always writes the header `front,back`, so that a card that itself
- * reads "front","back" survives the trip, and quotes exactly the fields that need it.
+ * A header front,back,format,type (or front,back,format) gives every record
+ * those columns: `format` is text or html (empty: text), `type` basic or cloze
+ * (empty: basic); a cloze record holds the note's cloze text in front and its
+ * back extra in back, and makes one card per number.
+ * The export always writes a header, so that a card that itself reads
+ * "front","back" survives the trip: `front,back` when every card is a plain
+ * text card of a front and a back (as before formats), `front,back,format,type`
+ * otherwise, a cloze note once; it quotes exactly the fields that need it.
  *
- * The card rules of create-flashcard hold for both: a front of 1 to MAX_CARD_TEXT
- * characters, a back of at most MAX_CARD_TEXT, at most MAX_CARDS_PER_REQUEST cards.
+ * The card rules of create-flashcard hold for both: a front (or cloze text) of
+ * 1 to MAX_CARD_TEXT characters, a back of at most MAX_CARD_TEXT, a cloze text
+ * with a deletion, at most MAX_CARDS_PER_REQUEST cards made.
  */
+import { cardsMadeBy, isClozeInput, TEXT_FORMATS, type CardInput, type TextFormat } from './card-content.js'
 import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from './limits.js'
 
+/** A plain text card of a front and a back, as Quizlet text and two-column CSV hold it. */
 export interface CardText {
   front: string
   back: string
@@ -49,7 +61,10 @@ export const DEFAULT_SEPARATORS: Readonly<Separators> = { termSeparator: '\t', c
 export type CsvHeader = boolean | 'auto'
 
 /** Header rows recognised in 'auto' mode, lower case. */
-const CSV_HEADERS: ReadonlyArray<readonly [string, string]> = [['front', 'back'], ['term', 'definition']]
+const CSV_HEADERS: ReadonlyArray<readonly string[]> = [['front', 'back'], ['term', 'definition']]
+/** Header rows that give every record the columns they name, in this order. */
+const FORMATTED_HEADERS: ReadonlyArray<readonly string[]> = [['front', 'back', 'format', 'type'], ['front', 'back', 'format']]
+const CARD_TYPES = ['basic', 'cloze'] as const
 
 /**
  * A file that cannot be read, or cards that cannot be written. `line` is the
@@ -71,6 +86,9 @@ export class CardFormatError extends Error {
 interface ReadCard extends CardText {
   line: number
   backLine: number
+  format?: TextFormat
+  /** a cloze note: front holds its cloze text */
+  cloze?: boolean
 }
 
 // JSON quoting makes a tab or a line break visible in a message: "\t", "\n"
@@ -253,9 +271,24 @@ function * csvRecords (source: string, lineAt: (offset: number) => number): Gene
   }
 }
 
-function isHeader (fields: readonly CsvField[]): boolean {
-  const names = fields.map((field) => field.value.trim().toLowerCase())
-  return CSV_HEADERS.some(([front, back]) => names[0] === front && names[1] === back)
+function headerNames (fields: readonly CsvField[]): string[] {
+  return fields.map((field) => field.value.trim().toLowerCase())
+}
+
+function isHeaderOf (names: readonly string[], headers: ReadonlyArray<readonly string[]>): readonly string[] | undefined {
+  return headers.find((header) => header.length === names.length && header.every((name, index) => names[index] === name))
+}
+
+/** The value of a format or type column, one of `values`, empty for the first. */
+function columnValue<T extends string> (field: CsvField | undefined, column: string, values: readonly T[], line: number): T {
+  const value = field === undefined ? '' : field.value
+  if (value === '') return values[0] as T
+  const known = values.find((candidate) => candidate === value)
+  if (known === undefined) {
+    throw new CardFormatError(`the ${column} column holds ${show(value)}: write ${values.join(' or ')} (empty: ${values[0] as string}), ` +
+      'and put a front or back that holds commas in double quotes', { line })
+  }
+  return known
 }
 
 function readCsvCards (text: string, header: CsvHeader): ReadCard[] {
@@ -263,52 +296,77 @@ function readCsvCards (text: string, header: CsvHeader): ReadCard[] {
   const lineAt = lineCounter(source)
   const cards: ReadCard[] = []
   let first = true
+  // front,back; or the columns a formatted header names
+  let columns: readonly string[] = ['front', 'back']
   for (const { fields, offset } of csvRecords(source, lineAt)) {
     const [front, back] = fields
     // a line of spaces only: nothing was meant there
     if (fields.length === 1 && front !== undefined && !front.quoted && front.value.trim() === '') continue
     const line = lineAt(offset)
-    if (front === undefined || back === undefined || fields.length !== 2) {
+    if (first && header !== false) {
+      const formatted = isHeaderOf(headerNames(fields), FORMATTED_HEADERS)
+      if (formatted !== undefined) {
+        columns = formatted
+        first = false
+        continue
+      }
+    }
+    if (front === undefined || back === undefined || fields.length !== columns.length) {
       const hint = fields.length < 2
         ? 'separate front and back with a comma'
         : 'put a front or back that holds commas in double quotes'
-      throw new CardFormatError(`expected 2 columns (front,back), found ${fields.length}: ${hint}`, { line })
+      throw new CardFormatError(`expected ${columns.length} columns (${columns.join(',')}), found ${fields.length}: ${hint}`, { line })
     }
-    const skip = first && (header === true || (header === 'auto' && isHeader(fields)))
+    const skip = first && (header === true || (header === 'auto' && isHeaderOf(headerNames(fields), CSV_HEADERS) !== undefined))
     first = false
     if (skip) continue
-    cards.push({ front: unguarded(front.value), back: unguarded(back.value), line: lineAt(front.offset), backLine: lineAt(back.offset) })
+    const card: ReadCard = { front: unguarded(front.value), back: unguarded(back.value), line: lineAt(front.offset), backLine: lineAt(back.offset) }
+    if (columns.length > 2) {
+      const format = columnValue(fields[2], 'format', TEXT_FORMATS, line)
+      if (format !== 'text') card.format = format
+      if (columnValue(fields[3], 'type', CARD_TYPES, line) === 'cloze') card.cloze = true
+    }
+    cards.push(card)
   }
   return cards
 }
 
 /** The card rules of create-flashcard, reported at the line they are broken. */
-function checkCards (cards: readonly ReadCard[]): CardText[] {
+function checkCards (cards: readonly ReadCard[]): CardInput[] {
   if (cards.length === 0) throw new CardFormatError('the text holds no cards')
+  let made = 0
   return cards.map((card, position) => {
-    if (position === MAX_CARDS_PER_REQUEST) {
-      throw new CardFormatError(
-        `card ${position + 1} starts here, but an import holds at most ${MAX_CARDS_PER_REQUEST} cards: split the text`,
-        { line: card.line, card: position + 1 })
-    }
-    if (card.front === '') throw new CardFormatError('empty front: every card needs a front', { line: card.line, card: position + 1 })
+    const where = { line: card.line, card: position + 1 }
+    const front = card.cloze === true ? 'cloze text' : 'front'
+    if (card.front === '') throw new CardFormatError(`empty ${front}: every card needs a ${front}`, where)
     const frontLength = exceedsMaxText(card.front)
     if (frontLength !== null) {
-      throw new CardFormatError(`the front is ${frontLength} characters long; at most ${MAX_CARD_TEXT}`, { line: card.line, card: position + 1 })
+      throw new CardFormatError(`the ${front} is ${frontLength} characters long; at most ${MAX_CARD_TEXT}`, where)
     }
     const backLength = exceedsMaxText(card.back)
     if (backLength !== null) {
       throw new CardFormatError(`the back is ${backLength} characters long; at most ${MAX_CARD_TEXT}`, { line: card.backLine, card: position + 1 })
     }
-    return { front: card.front, back: card.back }
+    const format = card.format === undefined ? {} : { format: card.format }
+    const input: CardInput = card.cloze === true ? { cloze: card.front, back: card.back, ...format } : { front: card.front, back: card.back, ...format }
+    const count = cardsMadeBy(input)
+    if (count === 0) throw new CardFormatError('the cloze text holds no cloze deletion: write each answer as {{c1::answer}}', where)
+    made += count
+    if (made > MAX_CARDS_PER_REQUEST) {
+      throw new CardFormatError(
+        `card ${position + 1} starts here, but an import holds at most ${MAX_CARDS_PER_REQUEST} cards (a cloze note counts one for each number): split the text`,
+        where)
+    }
+    return input
   })
 }
 
+/** Quizlet text: plain text cards of a front and a back. */
 export function parseQuizlet (text: string, separators: Separators = DEFAULT_SEPARATORS): CardText[] {
-  return checkCards(readQuizletCards(text, separators))
+  return checkCards(readQuizletCards(text, separators)) as CardText[]
 }
 
-export function parseCsv (text: string, options: { header?: CsvHeader } = {}): CardText[] {
+export function parseCsv (text: string, options: { header?: CsvHeader } = {}): CardInput[] {
   return checkCards(readCsvCards(text, options.header ?? 'auto'))
 }
 
@@ -337,11 +395,24 @@ function sameCards (left: readonly CardText[], right: readonly CardText[]): numb
   return null
 }
 
+/** A plain text card of a front and a back, or the first card that is not one, as an error naming it. */
+function plainCards (cards: readonly CardInput[]): CardText[] {
+  return cards.map((card, position) => {
+    if (isClozeInput(card) || card.format === 'html') {
+      const [text, what] = isClozeInput(card) ? [card.cloze, 'a cloze note'] : [card.front, 'formatted (html)']
+      throw new CardFormatError(`card ${position + 1} (${show(shorten(text))}) is ${what}, and Quizlet text holds plain text cards only: ` +
+        'export as CSV, which keeps formats and cloze notes', { card: position + 1 })
+    }
+    return { front: card.front, back: card.back }
+  })
+}
+
 /**
  * Cards as Quizlet text. Throws a CardFormatError naming the first card that
- * would not read back as itself with these separators.
+ * is not a plain text card, or would not read back as itself with these separators.
  */
-export function toQuizlet (cards: readonly CardText[], separators: Separators = DEFAULT_SEPARATORS): string {
+export function toQuizlet (written: readonly CardInput[], separators: Separators = DEFAULT_SEPARATORS): string {
+  const cards = plainCards(written)
   checkSeparators(separators)
   const { termSeparator, cardSeparator } = separators
   const text = cards.map((card) => card.front + termSeparator + card.back).join(cardSeparator)
@@ -391,9 +462,16 @@ function csvField (text: string): string {
   return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell
 }
 
-/** Cards as CSV (RFC 4180): a `front,back` header, CRLF after every record, quotes only where needed. */
-export function toCsv (cards: readonly CardText[]): string {
-  return ['front,back', ...cards.map((card) => `${csvField(card.front)},${csvField(card.back)}`)]
-    .map((record) => record + '\r\n')
-    .join('')
+/**
+ * Cards as CSV (RFC 4180), CRLF after every record, quotes only where needed:
+ * a `front,back` header when every card is plain text of a front and a back,
+ * else `front,back,format,type`, a cloze note's text in its front.
+ */
+export function toCsv (cards: readonly CardInput[]): string {
+  const plain = cards.every((card) => !isClozeInput(card) && (card.format ?? 'text') === 'text')
+  const record = (card: CardInput): string => {
+    if (isClozeInput(card)) return `${csvField(card.cloze)},${csvField(card.back ?? '')},${card.format ?? 'text'},cloze`
+    return plain ? `${csvField(card.front)},${csvField(card.back)}` : `${csvField(card.front)},${csvField(card.back)},${card.format ?? 'text'},basic`
+  }
+  return [plain ? 'front,back' : 'front,back,format,type', ...cards.map(record)].map((line) => line + '\r\n').join('')
 }

@@ -439,6 +439,8 @@ export interface CardLeaf {
   /** DD/MM/YYYY */
   last_review: string
   review_status: string
+  /** more members after those two (get-all-cards gives the card's text); today's cards have none, as the published interface says */
+  content?: Readonly<Record<string, string | undefined>>
 }
 
 export interface TreeOptions {
@@ -482,7 +484,9 @@ export function treeJson (tree: LibraryTree, cards: readonly CardLeaf[], options
       ofFlashcard = Object.create(null) as JsonObject
       cardsByFlashcard.set(card.flashcardID, ofFlashcard)
     }
-    ofFlashcard[card.id] = { last_review: card.last_review, review_status: card.review_status }
+    ofFlashcard[card.id] = card.content === undefined
+      ? { last_review: card.last_review, review_status: card.review_status }
+      : { last_review: card.last_review, review_status: card.review_status, ...card.content }
   }
 
   function folderValue (folder: FolderNode | LibraryTree): JsonObject | null {

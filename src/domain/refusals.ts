@@ -30,6 +30,8 @@ export const REFUSAL_CODES = [
   'invalid_name',
   'invalid_value',
   'invalid_import',
+  'invalid_cloze',
+  'wrong_card_kind',
   'nothing_to_change',
   'invalid_move',
   'too_deep',

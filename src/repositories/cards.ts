@@ -2,13 +2,39 @@ import type { ClientSession, Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
 import { oneBatch } from './batches.js'
+import type { TextFormat } from '../domain/card-content.js'
 
-export interface CardDocument extends CardSchedule {
+/** A card's text as written, and what is rendered from it when it is written. */
+export interface CardContent {
+  /** as written; of a card of a cloze note, the note's cloze text */
+  front: string
+  /** as written; of a card of a cloze note, the note's back extra */
+  back: string
+  /** absent on cards written before formats: text */
+  format?: TextFormat
+  /** the media its sides show, each once; absent on a card that shows none (index user_media holds only cards that have it) */
+  media?: string[]
+  /** the sides as sanitized HTML, media as media:<mediaID>, for an html or cloze card; absent for plain text, escaped when read */
+  html?: RenderedHtml
+}
+
+export interface RenderedHtml {
+  front: string
+  back: string
+  /** the rendering's version (RENDER_VERSION): sides of an older one are rendered again when read */
+  version: number
+}
+
+/** A card of a cloze note: the note it shares with its siblings, and the number it asks for. */
+export interface ClozeSibling {
+  noteID: string
+  clozeNumber: number
+}
+
+export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSibling> {
   _id: string
   userID: string
   flashcardID: string
-  front: string
-  back: string
   /** mirrors state === New; the queues' indexes lead with it */
   isNew: boolean
   /** creation order, for the new-card queue (time in ms x 1000 + position in its batch) */
@@ -17,12 +43,13 @@ export interface CardDocument extends CardSchedule {
   /** bumped by every review: a review only applies to the version it was computed from */
   version: number
   lastReviewID: string | null
-  /** the ids of the media its sides show; absent on a card that shows none (index user_media holds only cards that have it) */
-  media?: string[]
 }
 
 /** What a tree of cards needs of a card. */
 export type TreeCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
+
+/** What get-all-cards needs of a card: the tree's fields and its content. */
+export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder'>
 
 /** A card of today's cards: what the tree needs, and its place in its queue. */
 export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder'>
@@ -32,6 +59,7 @@ const TREE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1 } as const
+const CONTENT_PROJECTION = { ...TREE_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
 
 /** Reads one window of a queue: the cards whose `due` and `createdOrder` match (either undefined: any), the first `wanted` in queue order. */
 type WindowRead = (due: Date | Record<string, Date> | undefined, createdOrder: Record<string, number> | undefined, wanted: number) => Promise<QueuedCard[]>
@@ -83,6 +111,16 @@ async function readQueue (range: QueueRange, limit: number, read: WindowRead): P
   return found
 }
 
+/** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
+async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
+  flashcardIDs: readonly string[], read: (part: string[]) => Promise<Card[]>
+): Promise<Card[]> {
+  const half = Math.ceil(flashcardIDs.length / 2)
+  const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
+  const found = (await Promise.all(halves.map(read))).flat()
+  return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+}
+
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
   const inSession = { session }
@@ -103,9 +141,29 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } }, inSession)).deletedCount
     },
 
-    /** Changes the text of a card and leaves its schedule alone; the card as it now is, or null when there is no such card. */
-    editText (userID: string, flashcardID: string, cardID: string, text: { front?: string, back?: string }): Promise<CardDocument | null> {
-      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, { $set: text }, { returnDocument: 'after', session })
+    /**
+     * Gives cards new content (text, format, rendered sides, media), and leaves
+     * their schedules alone. Rendered sides absent: none kept (plain text).
+     */
+    async setContents (userID: string, flashcardID: string, changes: ReadonlyArray<{ cardID: string, content: CardContent }>): Promise<void> {
+      if (changes.length === 0) return
+      await cards.bulkWrite(changes.map(({ cardID, content }) => {
+        const { html, media, ...rest } = content
+        // a side without html, or without media, loses the field rather than keep the old one
+        const unset: Partial<Record<'html' | 'media', ''>> = { ...(html === undefined ? { html: '' } : {}), ...(media === undefined ? { media: '' } : {}) }
+        const set = { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) }
+        return {
+          updateOne: {
+            filter: { _id: cardID, userID, flashcardID },
+            update: Object.keys(unset).length === 0 ? { $set: set } : { $set: set, $unset: unset }
+          }
+        }
+      }), { ordered: true, session })
+    },
+
+    /** The cards of one cloze note, by number. Index user_flashcard, then the note. */
+    ofNote (userID: string, flashcardID: string, noteID: string): Promise<CardDocument[]> {
+      return cards.find({ userID, flashcardID, noteID }, inSession).sort({ clozeNumber: 1, _id: 1 }).toArray()
     },
 
     /** The cards of one flashcard in creation order. Index user_flashcard. */
@@ -158,12 +216,6 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       if (flashcardIDs.length === 0) return []
       const shown = await cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { _id: 0, media: 1 }, session }).toArray()
       return [...new Set(shown.flatMap((card) => card.media ?? []))]
-    },
-
-    /** The media one card shows. Index _id. */
-    async mediaOfCard (userID: string, flashcardID: string, cardID: string): Promise<string[]> {
-      const card = await cards.findOne({ _id: cardID, userID, flashcardID }, { projection: { _id: 0, media: 1 }, session })
-      return card?.media ?? []
     },
 
     /** Of these media ids, those a card of the user still shows. Index user_media: one range per id. */
@@ -234,21 +286,22 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /**
-     * Every card of the flashcards given, in creation order. Sorted here: no
-     * index gives a user's cards in that order, so the database would sort
-     * them in memory too, and slower. The flashcards are split in two halves
-     * read side by side: the embedded database answers each on a core of its
-     * own. Index user_flashcard.
+     * Every card of the flashcards given, in creation order, with what the
+     * tree shows of it. Sorted here: no index gives a user's cards in that
+     * order, so the database would sort them in memory too, and slower. The
+     * flashcards are split in two halves read side by side: the embedded
+     * database answers each on a core of its own. Index user_flashcard.
      */
     async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<Array<TreeCard & Pick<CardDocument, 'createdOrder'>>> {
-      const half = Math.ceil(flashcardIDs.length / 2)
-      const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
-      const found = (await Promise.all(halves.map(async (part) => await cards.find(
-        { userID, flashcardID: { $in: [...part] } },
-        // in one batch each (the server still caps one at 16 MiB)
-        { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }
-      ).toArray()))).flat()
-      return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+      // in one batch each (the server still caps one at 16 MiB)
+      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
+        { userID, flashcardID: { $in: part } }, { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }).toArray())
+    },
+
+    /** ofFlashcards, each card with its content too (text, format, rendered sides, cloze note). Index user_flashcard. */
+    async withContentOfFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<ContentCard[]> {
+      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
+        { userID, flashcardID: { $in: part } }, { projection: CONTENT_PROJECTION, ...oneBatch(100_000), session }).toArray())
     }
   }
 }

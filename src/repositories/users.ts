@@ -100,6 +100,9 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async addToUsage (userID: string, added: Partial<Usage>, quotas: Quotas): Promise<keyof Quotas | null> {
       const parts = (Object.entries(added) as Array<[keyof Quotas, number]>).filter(([, amount]) => amount > 0)
       if (parts.length === 0) return null
+      // more than the whole quota at once: the filter below matches an account that has no count yet
+      const overAtOnce = parts.find(([part, amount]) => amount > quotas[part])
+      if (overAtOnce !== undefined) return overAtOnce[0]
       const within = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, { $not: { $gt: quotas[part] - amount } }]))
       const increments = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, amount]))
       if ((await users.updateOne({ _id: userID, ...within }, { $inc: increments }, inSession)).matchedCount === 1) return null

@@ -3,8 +3,8 @@ import { TOP_LEVEL } from '../domain/library-tree.js'
 import { refusals } from '../schemas/common.js'
 import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
 import {
-  AddCardsBody, AddedCards, AllCardsBody, CardBody, CardDetails, DeletedCard, DeletedFlashcard, DeletedFolder,
-  EditCardBody, Flashcard, FlashcardBody, FolderBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
+  AddCardsBody, AddedCards, AllCardsBody, CardBody, DeletedCard, DeletedFlashcard, DeletedFolder,
+  EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT, LibraryTree } from '../schemas/study.js'
@@ -110,17 +110,21 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/edit-card', {
     schema: {
-      summary: 'Change the front or back of a card; its schedule stays',
+      summary: 'Change the text or format of a card, or of a cloze note; cards keep their schedules',
+      description: 'A card: front, back, format. A card of a cloze note: cloze, back, format, which change the whole note in one transaction: ' +
+        'its cards whose number is still in the text keep their schedules, those whose number is gone are deleted, a new number gets a new card; ' +
+        'the answer is then the note, with the ids kept, added and removed.',
       tags: ['library'],
       body: EditCardBody,
-      response: { 200: CardDetails, ...refusals(404) }
+      response: { 200: EditedCard, ...refusals(404, 409) }
     }
   }, async (request) => await library.editCard(request.account, request.body))
 
   app.post('/delete-card', {
     schema: {
       summary: 'Delete one card',
-      description: 'The review log keeps its reviews, so statistics and goals do not change.',
+      description: 'The review log keeps its reviews, so statistics and goals do not change. ' +
+        'A card of a cloze note takes its deletion out of the note\'s text (the answer stays as text); the note\'s other cards keep their schedules.',
       tags: ['library'],
       body: CardBody,
       response: { 200: DeletedCard, ...refusals(404) }
@@ -140,12 +144,13 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/get-all-cards', {
     schema: {
       summary: 'The whole library as a tree, every card included',
-      description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}.',
+      description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}. ' +
+        'With content: true, each card also gives its text and the HTML to show.',
       tags: ['library'],
       body: AllCardsBody,
       response: { 200: LibraryTree }
     }
-  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account)))
+  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account, { content: request.body.content === true })))
 }
 
 export default library

@@ -31,6 +31,8 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   invalid_name: { status: 400, meaning: 'a folder or flashcard name the naming rules refuse' },
   invalid_value: { status: 400, meaning: 'a value of the right type that the rules refuse (a time zone, a date, a separator)' },
   invalid_import: { status: 400, meaning: 'text to import that cannot be read as cards; the message names the line' },
+  invalid_cloze: { status: 400, meaning: 'a cloze text that holds no deletion such as {{c1::answer}}' },
+  wrong_card_kind: { status: 400, meaning: 'edit-card: cloze sent for a card of a front and back, or front for a card of a cloze note' },
   nothing_to_change: { status: 400, meaning: 'an edit that names nothing to change' },
   invalid_move: { status: 400, meaning: 'a folder moved into itself or below itself' },
   too_deep: { status: 400, meaning: 'folders would nest more than 20 levels deep' },

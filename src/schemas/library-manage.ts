@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, JwtToken } from './common.js'
 import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
-import { CardText, Name } from './library.js'
+import { CardBack, CardFront, CardText, ClozeText, Name, TextFormat } from './library.js'
 
 export const PARENT_ID_PATTERN = '^([0-9]{30,64})?$'
 
@@ -44,10 +44,20 @@ export const DeletedFolder = Type.Object({
 export const FlashcardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id })
 export type FlashcardBody = Static<typeof FlashcardBody>
 
+/** A card's content as every read gives it. */
+export const CardContent = {
+  front: Type.String({ description: 'as written; for a card of a cloze note, the note\'s cloze text' }),
+  back: Type.String({ description: 'as written; for a card of a cloze note, its back extra' }),
+  format: TextFormat,
+  frontHtml: Type.String({ description: 'the front as sanitized HTML to show (plain text escaped, line breaks <br>), media as signed addresses; of a cloze card, the question' }),
+  backHtml: Type.String({ description: 'the back as sanitized HTML to show; of a cloze card, the whole answer (the deletion in <span class="cloze">), then the back extra' }),
+  noteID: Type.Optional(Id),
+  clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' }))
+}
+
 export const CardDetails = Type.Object({
   cardID: Id,
-  front: Type.String(),
-  back: Type.String(),
+  ...CardContent,
   review_status: Type.String({ description: '"0.0" never reviewed, "0.N" learning step N, "D.0" in review every D days' }),
   last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar; the creation day for a card never reviewed' }),
   due: Type.String({ description: 'ISO-8601 UTC instant' })
@@ -81,7 +91,7 @@ export const DeletedFlashcard = Type.Object({
 export const AddCardsBody = Type.Object({
   jwtToken: JwtToken,
   flashcardID: Id,
-  cards: Type.Array(CardText, { minItems: 1, maxItems: MAX_CARDS_PER_REQUEST, description: `1 to ${MAX_CARDS_PER_REQUEST} cards a request` })
+  cards: Type.Array(CardText, { minItems: 1, maxItems: MAX_CARDS_PER_REQUEST, description: `1 to ${MAX_CARDS_PER_REQUEST} cards a request, a cloze note counting one for each number` })
 })
 export type AddCardsBody = Static<typeof AddCardsBody>
 
@@ -91,17 +101,41 @@ export const EditCardBody = Type.Object({
   jwtToken: JwtToken,
   flashcardID: Id,
   cardID: Id,
-  front: Type.Optional(CardText.properties.front),
-  back: Type.Optional(CardText.properties.back)
-}, { description: 'front, back or both; the card keeps its schedule' })
+  front: Type.Optional(CardFront),
+  back: Type.Optional(CardBack),
+  cloze: Type.Optional(ClozeText),
+  format: Type.Optional(TextFormat)
+}, {
+  description: 'a card: front, back, format, or any of them; a card of a cloze note: cloze, back, format, which change the whole note. Cards keep their schedules'
+})
 export type EditCardBody = Static<typeof EditCardBody>
+
+const CardIDs = (what: string) => Type.Array(Id, { description: what })
+
+export const EditedNote = Type.Object({
+  noteID: Id,
+  cards: Type.Array(CardDetails, { description: 'every card of the note as it now is, by number' }),
+  kept: CardIDs('the cards whose number is still in the text: they keep their schedules'),
+  added: CardIDs('new cards, for the numbers new in the text'),
+  removed: CardIDs('the cards whose number is gone from the text, deleted')
+}, { description: 'the answer to an edit of a card of a cloze note' })
+
+export const EditedCard = Type.Union([CardDetails, EditedNote], {
+  description: 'a card as it now is; or, for a card of a cloze note, the note as it now is and what the edit kept, added and removed'
+})
 
 export const CardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, cardID: Id })
 export type CardBody = Static<typeof CardBody>
 
 export const DeletedCard = Type.Object({ flashcardID: Id, cardID: Id })
 
-export const AllCardsBody = Type.Object({ jwtToken: JwtToken })
+export const AllCardsBody = Type.Object({
+  jwtToken: JwtToken,
+  content: Type.Optional(Type.Boolean({
+    description: 'true: each card also gives its content, as get-flashcard does (front, back, format, frontHtml, backHtml; noteID and clozeNumber ' +
+      'for a card of a cloze note). Default false: each card is {last_review, review_status} only, as before, which is several times less to read and send'
+  }))
+})
 
 // ---- the library with its ids
 

@@ -14,7 +14,16 @@ export interface MediaContext {
   links: MediaLinks
 }
 
-/** What the services need of the running service: the data, its transactions, the clock and the quotas. */
+/**
+ * The address a card shows for one of the user's media (`media:<mediaID>` in
+ * its HTML): the URL a browser loads it by, signed and expiring
+ * (domain/media-links.ts); null for what is not a media id, whose element is
+ * then left out. It only signs: whether the user holds the media is checked
+ * when the URL is served (404 otherwise).
+ */
+export type MediaUrl = (userID: string, mediaID: string) => string | null
+
+/** What the services need of the running service: the data, its transactions, the clock, the quotas and the media's addresses. */
 export interface ServiceContext {
   /** calls outside any transaction */
   repositories: Repositories
@@ -25,12 +34,7 @@ export interface ServiceContext {
   /** the service's notion of "now"; tests give a fixed or moving clock */
   clock: () => Date
   quotas: Quotas
-  /**
-   * The URL a browser loads one of the user's media by, signed and expiring
-   * (domain/media-links.ts); null for what is not a media id. It only signs:
-   * whether the media exists is checked when the URL is served.
-   */
-  mediaUrl: (userID: string, mediaID: string) => string | null
+  mediaUrl: MediaUrl
   media: MediaContext
 }
 

@@ -1,42 +1,119 @@
 import { newId } from '../domain/ids.js'
+import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
+import { basicSides, clozeSides, RENDER_VERSION } from '../domain/card-html.js'
+import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
+import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
   removeFolder, renameFlashcard, renameFolder, treeJson, type FolderNode, type LibraryTree
 } from '../domain/library-tree.js'
 import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
-import type { CardDocument } from '../repositories/cards.js'
+import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
-import { cardDetails, cardLeaves } from './wire.js'
+import { cardDetails, cardLeaves, cardLeavesWithContent, type UserMediaUrl } from './wire.js'
 import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 
-interface CardText { front: string, back: string }
+/** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
+export interface CardWriting {
+  front?: string
+  back?: string
+  cloze?: string
+  format?: TextFormat
+}
 
 export interface NewFlashcard {
   folder: readonly string[]
   flashcardName: string
   description: string
-  cards: readonly CardText[]
+  cards: readonly CardWriting[]
 }
 
-/** Card documents for new, never reviewed cards, in the order given. */
-export function newCards (userID: string, flashcardID: string, cards: readonly CardText[], now: Date): CardDocument[] {
-  return cards.map((card, position): CardDocument => ({
+/** What a card keeps of its content: the text as written, and the sides rendered from it (html and cloze cards) with the media they show. */
+export function storedContent (front: string, back: string, format: TextFormat, clozeNumber?: number): CardContent {
+  const sides = clozeNumber === undefined ? basicSides(front, back, format) : clozeSides(front, back, format, clozeNumber)
+  // only a card that shows media has the field: index user_media holds only those
+  const content: CardContent = { front, back, format, ...(sides.media.length > 0 ? { media: sides.media } : {}) }
+  if (format === 'html' || clozeNumber !== undefined) content.html = { front: sides.front, back: sides.back, version: RENDER_VERSION }
+  return content
+}
+
+function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
+  return {
     _id: newId(),
     userID,
     flashcardID,
-    front: card.front,
-    back: card.back,
+    ...content,
+    ...sibling,
     ...newSchedule(now),
     isNew: true,
     createdOrder: now.getTime() * 1000 + position,
     createdAt: now,
     version: 0,
     lastReviewID: null
-  }))
+  }
+}
+
+/** The cards of a cloze note's numbers, new and never reviewed, from `position` on in the creation order. */
+function noteCards (userID: string, flashcardID: string, note: { noteID: string, cloze: string, back: string, format: TextFormat }, numbers: readonly number[], now: Date, position: number): CardDocument[] {
+  return numbers.map((clozeNumber, index) => cardDocument(
+    userID, flashcardID, storedContent(note.cloze, note.back, note.format, clozeNumber), { noteID: note.noteID, clozeNumber }, now, position + index))
+}
+
+/** Card documents for new, never reviewed cards, in the order given: one for a card, one per number (in increasing order) for a cloze note. */
+export function newCards (userID: string, flashcardID: string, cards: readonly CardInput[], now: Date): CardDocument[] {
+  const documents: CardDocument[] = []
+  for (const card of cards) {
+    const format = card.format ?? 'text'
+    if (isClozeInput(card)) {
+      const note = { noteID: newId(), cloze: card.cloze, back: card.back ?? '', format }
+      documents.push(...noteCards(userID, flashcardID, note, clozeNumbers(parseCloze(card.cloze)), now, documents.length))
+    } else {
+      documents.push(cardDocument(userID, flashcardID, storedContent(card.front, card.back, format), null, now, documents.length))
+    }
+  }
+  return documents
+}
+
+function noDeletion (where: string): Refusal {
+  return new Refusal('invalid_cloze', `${where} holds no cloze deletion: write each answer as {{c1::answer}} or {{c1::answer::hint}}, numbered from 1; each number makes a card`)
+}
+
+function tooManyCards (where: string, made: number): Refusal {
+  return new Refusal('invalid_field',
+    `${where} would make ${made.toLocaleString('en')} cards (a cloze note makes one for each number), and a request makes at most ${MAX_CARDS_PER_REQUEST.toLocaleString('en')}: send them in several requests`)
+}
+
+/**
+ * The cards of a request as the service reads them: each either a card of a
+ * front and a back or a cloze note, never both, a cloze note with at least
+ * one deletion; at most MAX_CARDS_PER_REQUEST cards made in all.
+ */
+function cardInputs (cards: readonly CardWriting[], where: string): CardInput[] {
+  let made = 0
+  const inputs = cards.map((card, position): CardInput => {
+    const at = `${where}.${position}`
+    const format = card.format === undefined ? {} : { format: card.format }
+    if (card.cloze !== undefined) {
+      if (card.front !== undefined) {
+        throw new Refusal('invalid_field', `${at} has both "front" and "cloze": send {front, back} for a card, or {cloze, back?} for a cloze note`)
+      }
+      const note = { cloze: card.cloze, back: card.back ?? '', ...format }
+      const count = cardsMadeBy(note)
+      if (count === 0) throw noDeletion(`${at}.cloze`)
+      made += count
+      return note
+    }
+    if (card.front === undefined) throw new Refusal('invalid_field', `${at} is missing the field "front": send {front, back}, or {cloze} for a cloze note`)
+    if (card.back === undefined) throw new Refusal('invalid_field', `${at} is missing the field "back": send it (/docs shows every field)`)
+    made += 1
+    return { front: card.front, back: card.back, ...format }
+  })
+  if (made > MAX_CARDS_PER_REQUEST) throw tooManyCards(where, made)
+  return inputs
 }
 
 /**
@@ -64,6 +141,57 @@ export function libraryService (context: ServiceContext) {
     return result
   }
 
+  function mediaUrlOf (userID: string): UserMediaUrl {
+    return (mediaID) => context.mediaUrl(userID, mediaID)
+  }
+
+  /** New cards come after the cards a flashcard holds already, even within one millisecond of them. */
+  async function placeAfterLast (cards: Repositories['cards'], userID: string, flashcardID: string, documents: CardDocument[]): Promise<void> {
+    const last = await cards.lastCreatedOrder(userID, flashcardID)
+    const first = documents[0]?.createdOrder ?? 0
+    if (last !== null && first <= last) {
+      for (const card of documents) card.createdOrder += last + 1 - first
+    }
+  }
+
+  /** A cloze note's new text, back extra or format, given to every card of it, in the caller's transaction. */
+  async function editNote (repositories: Repositories, user: UserDocument, flashcardID: string,
+    note: { noteID: string, cloze: string, back: string, format: TextFormat }, mediaUrl: UserMediaUrl) {
+    const { cards, users } = repositories
+    const userID = user._id
+    const numbers = clozeNumbers(parseCloze(note.cloze))
+    if (numbers.length === 0) throw noDeletion('body.cloze')
+    const siblings = await cards.ofNote(userID, flashcardID, note.noteID)
+    const numbered = new Set(siblings.map((sibling) => sibling.clozeNumber))
+    const wanted = new Set(numbers)
+    const kept = siblings.filter((sibling) => wanted.has(sibling.clozeNumber as number))
+    const removed = siblings.filter((sibling) => !wanted.has(sibling.clozeNumber as number))
+    const newNumbers = numbers.filter((number) => !numbered.has(number))
+    if (newNumbers.length > MAX_CARDS_PER_REQUEST) throw tooManyCards('body.cloze', newNumbers.length)
+
+    const changes = kept.map((sibling) => ({ cardID: sibling._id, content: storedContent(note.cloze, note.back, note.format, sibling.clozeNumber) }))
+    await cards.setContents(userID, flashcardID, changes)
+    if (removed.length > 0) {
+      const deleted = await cards.removeCards(userID, flashcardID, removed.map((sibling) => sibling._id))
+      await users.takeFromUsage(userID, { cards: deleted })
+    }
+    const added = noteCards(userID, flashcardID, note, newNumbers, context.clock(), 0)
+    if (added.length > 0) {
+      await placeAfterLast(cards, userID, flashcardID, added)
+      await storeNewCards({ cards, users }, userID, added)
+      await addToUsageWithinQuotas(context, users, userID, { cards: added.length })
+    }
+    const keptNow = kept.map((sibling, index) => ({ ...sibling, ...changes[index]?.content }))
+    const noteNow = [...keptNow, ...added].sort((a, b) => (a.clozeNumber ?? 0) - (b.clozeNumber ?? 0))
+    return {
+      noteID: note.noteID,
+      cards: noteNow.map((card) => cardDetails(card, user, mediaUrl)),
+      kept: kept.map((card) => card._id),
+      added: added.map((card) => card._id),
+      removed: removed.map((card) => card._id)
+    }
+  }
+
   return {
     /** Creates a folder with any missing parents; 409 when it exists already. */
     async createFolder (userID: string, path: readonly string[]) {
@@ -78,7 +206,8 @@ export function libraryService (context: ServiceContext) {
 
     /** Creates a flashcard and its cards in an existing folder: all or nothing. */
     async createFlashcard (userID: string, flashcard: NewFlashcard) {
-      const { folder, flashcardName, description, cards } = flashcard
+      const { folder, flashcardName, description } = flashcard
+      const cards = cardInputs(flashcard.cards, 'body.cards')
       const now = context.clock()
       const flashcardID = newId()
       const documents = newCards(userID, flashcardID, cards, now)
@@ -150,7 +279,7 @@ export function libraryService (context: ServiceContext) {
       return answer
     },
 
-    /** A flashcard with its folder path and every card, text and schedule. */
+    /** A flashcard with its folder path and every card, content and schedule. */
     async getFlashcard (user: UserDocument, flashcardID: string) {
       const { trees, cards } = context.repositories
       const [tree, flashcardCards] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
@@ -160,50 +289,82 @@ export function libraryService (context: ServiceContext) {
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: flashcardCards.map((card) => cardDetails(card, user))
+        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id)))
       }
     },
 
-    /** Adds new, never reviewed cards after those a flashcard holds: all or nothing. */
-    async addCards (userID: string, flashcardID: string, texts: readonly CardText[]) {
-      const documents = newCards(userID, flashcardID, texts, context.clock())
+    /**
+     * Adds new, never reviewed cards after those a flashcard holds, a cloze
+     * note's cards together in the order of their numbers: all or nothing.
+     */
+    async addCards (userID: string, flashcardID: string, texts: readonly CardWriting[]) {
+      const documents = newCards(userID, flashcardID, cardInputs(texts, 'body.cards'), context.clock())
       await context.userTransaction(userID, async ({ trees, cards, users }) => {
         flashcardWithPath(await trees.read(userID), flashcardID)
-        // after the cards already there, even within one millisecond of them
-        const last = await cards.lastCreatedOrder(userID, flashcardID)
-        const first = documents[0]?.createdOrder ?? 0
-        if (last !== null && first <= last) {
-          for (const card of documents) card.createdOrder += last + 1 - first
-        }
+        await placeAfterLast(cards, userID, flashcardID, documents)
         await storeNewCards({ cards, users }, userID, documents)
         await addToUsageWithinQuotas(context, users, userID, { cards: documents.length })
       })
       return { cardIDs: documents.map((card) => card._id) }
     },
 
-    /** Changes the front or back of a card; its schedule stays. */
-    async editCard (user: UserDocument, change: { flashcardID: string, cardID: string, front?: string, back?: string }) {
-      const { flashcardID, cardID, front, back } = change
-      if (front === undefined && back === undefined) {
-        throw new Refusal('nothing_to_change', 'body has neither "front" nor "back": send the text to change')
+    /**
+     * Changes a card's text or format; its schedule stays. For a card of a
+     * cloze note, the text is the note's, and the whole note changes in one
+     * transaction: every card whose number is still there gets the new text
+     * and keeps its schedule, a card whose number is gone is deleted, and a new
+     * number gets a new card.
+     */
+    async editCard (user: UserDocument, change: { flashcardID: string, cardID: string } & CardWriting) {
+      const { flashcardID, cardID, front, back, cloze, format } = change
+      if (front === undefined && back === undefined && cloze === undefined && format === undefined) {
+        throw new Refusal('nothing_to_change', 'body has none of "front", "back", "cloze" and "format": send what to change')
       }
-      // only the fields sent: an absent one must not be written as null
-      const text: { front?: string, back?: string } = {}
-      if (front !== undefined) text.front = front
-      if (back !== undefined) text.back = back
-      const card = await context.repositories.cards.editText(user._id, flashcardID, cardID, text)
-      if (card === null) throw noCard(flashcardID, cardID)
-      return cardDetails(card, user)
+      const mediaUrl = mediaUrlOf(user._id)
+      return await context.userTransaction(user._id, async (repositories) => {
+        const card = await repositories.cards.findOne(user._id, flashcardID, cardID)
+        if (card === null) throw noCard(flashcardID, cardID)
+        if (card.noteID === undefined || card.clozeNumber === undefined) {
+          if (cloze !== undefined) {
+            throw new Refusal('wrong_card_kind',
+              `card ${cardID} has a front and a back, not a cloze text: send front or back; for a cloze note, add a card {cloze} and delete this one`)
+          }
+          const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text')
+          await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }])
+          return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl)
+        }
+        if (front !== undefined) {
+          throw new Refusal('wrong_card_kind',
+            `card ${cardID} is a card of a cloze note: send cloze (the note's text, which every card of the note shares) rather than front`)
+        }
+        const note = { noteID: card.noteID, cloze: cloze ?? card.front, back: back ?? card.back, format: format ?? card.format ?? 'text' }
+        return await editNote(repositories, user, flashcardID, note, mediaUrl)
+      })
     },
 
+    /**
+     * Deletes one card. A card of a cloze note takes its deletion out of the
+     * note's text (its answer stays there as text, its hint goes), so that the
+     * note's other cards, which keep their schedules, show what is left.
+     */
     async deleteCard (userID: string, flashcardID: string, cardID: string) {
       const unusedFiles = await context.userTransaction(userID, async (repositories) => {
         const { cards, users } = repositories
-        const shown = await cards.mediaOfCard(userID, flashcardID, cardID)
+        const card = await cards.findOne(userID, flashcardID, cardID)
+        if (card === null) throw noCard(flashcardID, cardID)
+        if (card.noteID !== undefined && card.clozeNumber !== undefined) {
+          const siblings = (await cards.ofNote(userID, flashcardID, card.noteID)).filter((sibling) => sibling._id !== cardID)
+          const cloze = clozeSource(withoutDeletion(parseCloze(card.front), card.clozeNumber))
+          const format = card.format ?? 'text'
+          await cards.setContents(userID, flashcardID, siblings.map((sibling) => ({
+            cardID: sibling._id,
+            content: storedContent(cloze, card.back, format, sibling.clozeNumber)
+          })))
+        }
         const deleted = await cards.removeCards(userID, flashcardID, [cardID])
         if (deleted === 0) throw noCard(flashcardID, cardID)
         await users.takeFromUsage(userID, { cards: deleted })
-        return await releaseMedia(context, repositories, userID, shown)
+        return await releaseMedia(context, repositories, userID, card.media ?? [])
       })
       await removeFilesAfterwards(context, unusedFiles)
       return { flashcardID, cardID }
@@ -231,12 +392,18 @@ export function libraryService (context: ServiceContext) {
       return { folders: tree.folders.map(folderOutline) }
     },
 
-    /** The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one as {}), every flashcard, every card. */
-    async allCards (user: UserDocument): Promise<string> {
+    /**
+     * The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one
+     * as {}), every flashcard, every card; with `content`, each card with its text and the HTML to show. Without it, the
+     * cards' text is not even read: it is most of what a card holds.
+     */
+    async allCards (user: UserDocument, options: { content: boolean } = { content: false }): Promise<string> {
       const { trees, cards } = context.repositories
       const tree = await trees.read(user._id)
-      const everyCard = await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders))
-      return treeJson(tree, cardLeaves(everyCard, user), { includeEmpty: true })
+      const flashcardIDs = flashcardIDsIn(tree.folders)
+      if (!options.content) return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDs), user), { includeEmpty: true })
+      const everyCard = await cards.withContentOfFlashcards(user._id, flashcardIDs)
+      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id)), { includeEmpty: true })
     }
   }
 }

@@ -1,9 +1,11 @@
 import {
   CardFormatError, DEFAULT_SEPARATORS, parseCsv, parseQuizlet, toCsv, toQuizlet,
-  type CardFormat, type CardText, type Separators
+  type CardFormat, type Separators
 } from '../domain/card-formats.js'
+import type { CardInput } from '../domain/card-content.js'
 import { flashcardWithPath } from '../domain/library-tree.js'
 import type { ServiceContext } from './context.js'
+import type { CardDocument } from '../repositories/cards.js'
 import type { LibraryService } from './library.js'
 import { Refusal } from '../domain/refusals.js'
 
@@ -47,11 +49,27 @@ function refusingUnreadable<T> (conversion: () => T): T {
   }
 }
 
-function importedCards (request: ImportRequest): CardText[] {
+function importedCards (request: ImportRequest): CardInput[] {
   const separators = separatorsOf(request)
   if (request.format === 'csv') return refusingUnreadable(() => parseCsv(request.text, { header: request.header ?? 'auto' }))
   if (request.header !== undefined) throw new Refusal('invalid_value', 'header applies to the csv format only: leave it out for quizlet text')
   return refusingUnreadable(() => parseQuizlet(request.text, separators))
+}
+
+/** Cards as they were written, in creation order: a cloze note once, where its first card is. */
+function asWritten (cards: readonly CardDocument[]): CardInput[] {
+  const notes = new Set<string>()
+  const written: CardInput[] = []
+  for (const card of cards) {
+    const format = card.format ?? 'text'
+    if (card.noteID === undefined) {
+      written.push({ front: card.front, back: card.back, format })
+    } else if (!notes.has(card.noteID)) {
+      notes.add(card.noteID)
+      written.push({ cloze: card.front, back: card.back, format })
+    }
+  }
+  return written
 }
 
 /** Flashcards from and to Quizlet-style text and CSV. */
@@ -67,8 +85,9 @@ export function transferService ({ repositories }: ServiceContext, library: Libr
     async exportFlashcard (userID: string, flashcardID: string, options: FormatOptions) {
       const format = options.format ?? 'quizlet'
       const separators = separatorsOf(options)
-      const [tree, cards] = await Promise.all([repositories.trees.read(userID), repositories.cards.byFlashcard(userID, flashcardID)])
+      const [tree, stored] = await Promise.all([repositories.trees.read(userID), repositories.cards.byFlashcard(userID, flashcardID)])
       const { flashcard } = flashcardWithPath(tree, flashcardID)
+      const cards = asWritten(stored)
       const text = refusingUnreadable(() => format === 'csv' ? toCsv(cards) : toQuizlet(cards, separators))
       return { flashcardID, flashcardName: flashcard.name, format, text }
     }

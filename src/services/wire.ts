@@ -1,10 +1,26 @@
 // The one place where stored values become the strings of the wire format.
 import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
+import { basicSides, clozeSides, escapeText, RENDER_VERSION, resolveMedia } from '../domain/card-html.js'
 import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
-import type { CardDocument } from '../repositories/cards.js'
+import type { TextFormat } from '../domain/card-content.js'
+import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
+
+/** The address of one of the user's media, or null for one the user does not hold. */
+export type UserMediaUrl = (mediaID: string) => string | null
+
+/** A card's content on the wire: its text as written, its format, the HTML to show and, for a card of a cloze note, the note and its number. */
+export type WireCardContent = {
+  front: string
+  back: string
+  format: TextFormat
+  frontHtml: string
+  backHtml: string
+  noteID?: string
+  clozeNumber?: string
+}
 
 function leafOf (card: StoredCard, displayDay: (instant: Date) => string): CardLeaf {
   return {
@@ -26,8 +42,44 @@ export function cardLeaves (cards: readonly StoredCard[], calendar: UserCalendar
   return cards.map((card) => leafOf(card, displayDay))
 }
 
-/** A card with its text and where it stands, as get-flashcard and edit-card show it. */
-export function cardDetails (card: CardDocument, calendar: UserCalendar) {
+/**
+ * The sides as HTML to show. Kept rendered sides are used as they are (a
+ * plain text card has none: escaping it is quick); sides of an older
+ * rendering are rendered again. Media become their addresses.
+ */
+export function shownSides (card: CardContent & Partial<ClozeSibling>, mediaUrl: UserMediaUrl): { frontHtml: string, backHtml: string } {
+  const format = card.format ?? 'text'
+  let front: string
+  let back: string
+  if (card.html !== undefined && card.html.version === RENDER_VERSION) {
+    ({ front, back } = card.html)
+  } else if (card.clozeNumber === undefined && format === 'text') {
+    front = escapeText(card.front)
+    back = escapeText(card.back)
+  } else {
+    ({ front, back } = card.clozeNumber === undefined ? basicSides(card.front, card.back, format) : clozeSides(card.front, card.back, format, card.clozeNumber))
+  }
+  return { frontHtml: resolveMedia(front, mediaUrl), backHtml: resolveMedia(back, mediaUrl) }
+}
+
+/** A card's content as every read shows it. */
+export function cardContent (card: CardContent & Partial<ClozeSibling>, mediaUrl: UserMediaUrl): WireCardContent {
+  const content: WireCardContent = { front: card.front, back: card.back, format: card.format ?? 'text', ...shownSides(card, mediaUrl) }
+  if (card.noteID !== undefined && card.clozeNumber !== undefined) {
+    content.noteID = card.noteID
+    content.clozeNumber = String(card.clozeNumber)
+  }
+  return content
+}
+
+/** Every card of a tree as get-all-cards shows it: where it stands and its content. */
+export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling>>, calendar: UserCalendar, mediaUrl: UserMediaUrl): CardLeaf[] {
+  const displayDay = displayDaysOf(calendar)
+  return cards.map((card) => ({ ...leafOf(card, displayDay), content: cardContent(card, mediaUrl) }))
+}
+
+/** A card with its content and where it stands, as get-flashcard and edit-card show it. */
+export function cardDetails (card: CardDocument, calendar: UserCalendar, mediaUrl: UserMediaUrl) {
   const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
-  return { cardID: card._id, front: card.front, back: card.back, review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+  return { cardID: card._id, ...cardContent(card, mediaUrl), review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
 }

@@ -94,7 +94,7 @@ export interface Operations {
   'move-flashcard-set': Op<typeof manage.MoveFlashcardBody, typeof manage.MovedFlashcard>
   'delete-flashcard': Op<typeof manage.FlashcardBody, typeof manage.DeletedFlashcard>
   'add-cards': Op<typeof manage.AddCardsBody, typeof manage.AddedCards>
-  'edit-card': Op<typeof manage.EditCardBody, typeof manage.CardDetails>
+  'edit-card': Op<typeof manage.EditCardBody, typeof manage.EditedCard>
   'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>

@@ -96,8 +96,11 @@ function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActi
     const cancel = button('Cancel', () => { showCard(true) })
     replaceChildren(item, [actionForm({ class: 'stacked-form' }, [texts.fields, el('div', { class: 'button-row' }, [submitButton('Save card', true), cancel])], async () => {
       const changed = await callApi('edit-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID, front: texts.front.value, back: texts.back.value })
-      card.front = changed.front
-      card.back = changed.back
+      // an edit of front and back answers the card (a cloze note's edit answers the note)
+      if ('front' in changed) {
+        card.front = changed.front
+        card.back = changed.back
+      }
       showNotice('Card saved; it keeps its schedule.')
       showCard(true)
     })])

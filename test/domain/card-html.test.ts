@@ -1,0 +1,57 @@
+import { test } from 'tap'
+import { basicSides, escapeText, resolveMedia, sanitizeCardHtml } from '../../src/domain/card-html.js'
+
+test('plain text is shown as written: markup escaped, line breaks <br>', async (t) => {
+  t.equal(escapeText('<b>hola</b>'), '&lt;b&gt;hola&lt;/b&gt;')
+  t.equal(escapeText('Tom & "Jerry" it\'s'), 'Tom &amp; &quot;Jerry&quot; it&#39;s')
+  t.equal(escapeText('one\ntwo\r\nthree\rfour'), 'one<br>two<br>three<br>four')
+  t.equal(escapeText('plain words'), 'plain words')
+})
+
+test('the allowlist keeps formatting, ruby readings, lists, tables and code', async (t) => {
+  const kept = [
+    '<b>bold</b> <strong>strong</strong> <i>italic</i> <em>em</em> <u>under</u> H<sub>2</sub>O x<sup>2</sup>',
+    '<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp></ruby>字',
+    '<ul><li>one</li></ul><ol><li>two</li></ol>',
+    '<table><caption>c</caption><thead><tr><th colspan="2">h</th></tr></thead><tbody><tr><td rowspan="3">d</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>',
+    '<p>para</p><div>block</div><pre><code>let x = 1</code></pre><span>span</span>'
+  ]
+  for (const html of kept) t.equal(sanitizeCardHtml(html), html, html)
+  t.equal(sanitizeCardHtml('a<br>b'), 'a<br />b')
+})
+
+test('what the allowlist does not name goes; the text of a harmless element stays', async (t) => {
+  t.equal(sanitizeCardHtml('<h1 id="x" class="y" style="position:fixed;top:0">Title</h1>'), 'Title')
+  t.equal(sanitizeCardHtml('<p style="display:none" class="hidden" title="t" dir="rtl">shown</p>'), '<p>shown</p>')
+  t.equal(sanitizeCardHtml('<td colspan="1000">x</td><th rowspan="a">y</th>'), '<td>x</td><th>y</th>', 'spans of 1 to 99 only')
+  t.equal(sanitizeCardHtml('before<script>alert(1)</script><style>b{}</style><svg><text>svg</text></svg><math><mi>m</mi></math>after'), 'beforeafter')
+  t.equal(sanitizeCardHtml('<iframe src="https://example.com"></iframe><object data="x"></object><embed src="x"><form><input value="v"></form>'), '')
+})
+
+test('links: only absolute http(s) addresses, opened apart from the page', async (t) => {
+  t.equal(sanitizeCardHtml('<a href="https://example.com/a?b=1&c=2" title="t" onclick="x()">ok</a>'),
+    '<a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer nofollow" target="_blank">ok</a>')
+  t.equal(sanitizeCardHtml('<a href="HTTP://Example.com">up</a>'), '<a href="http://example.com/" rel="noopener noreferrer nofollow" target="_blank">up</a>')
+  for (const href of ['javascript:alert(1)', 'jav\tascript:alert(1)', ' vbscript:x', 'data:text/html,x', '//evil.example', '/api/delete-account', 'mailto:a@b.c', 'ftp://x', '#top']) {
+    t.equal(sanitizeCardHtml(`<a href="${href}">text</a>`), 'text', `${JSON.stringify(href)}: the text stays, not the link`)
+  }
+})
+
+test('images and audio only of the user\'s media, as media:<mediaID>', async (t) => {
+  t.equal(sanitizeCardHtml('<img src="media:dog-1" alt="a dog" width="1" height="1" onerror="x()">'), '<img src="media:dog-1" alt="a dog" />')
+  t.equal(sanitizeCardHtml('<audio src="media:bark" autoplay loop>fallback <b>text</b></audio>'), '<audio src="media:bark" controls></audio>',
+    'played only when asked; nothing inside it kept')
+  for (const src of ['x', 'https://example.com/a.png', 'data:image/png;base64,AAAA', 'javascript:alert(1)', 'media:', 'media:a b', 'media:../x', 'MEDIA:x']) {
+    t.equal(sanitizeCardHtml(`<img src="${src}"><audio src="${src}"></audio>`), '', `${JSON.stringify(src)} is dropped`)
+  }
+})
+
+test('media references become the resolver\'s addresses when read; one it does not know is left out', async (t) => {
+  const { front, media } = basicSides('<p><img src="media:known" alt="k"> and <img src="media:unknown"> <audio src="media:sound"></audio></p>', '', 'html')
+  t.same(media, ['known', 'unknown', 'sound'], 'what the card refers to, each once')
+  const addresses: Record<string, string> = { known: '/media/known?expires=9&sig="a&b"', sound: '/media/sound' }
+  t.equal(resolveMedia(front, (id) => addresses[id] ?? null),
+    '<p><img src="/media/known?expires=9&amp;sig=&quot;a&amp;b&quot;" alt="k" /> and  <audio src="/media/sound" controls></audio></p>')
+  t.equal(resolveMedia('<p>media:known as text</p>', () => 'x'), '<p>media:known as text</p>', 'text that merely reads media: is text')
+  t.same(basicSides('<img src="media:x">', 'plain <img src="media:x">', 'text').media, [], 'plain text refers to no media')
+})
