@@ -14,6 +14,8 @@ import loadShedding, { type LoadShedding } from './plugins/load-shedding.js'
 import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './plugins/attempt-limits.js'
 import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './plugins/connections.js'
 import timing from './plugins/timing.js'
+import fitting from './plugins/fitting.js'
+import type { FitterOptions } from './fitting/fitter.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
@@ -21,8 +23,10 @@ import transfer from './routes/transfer.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 import progress from './routes/progress.js'
+import schedule from './routes/schedule.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
+import { DEFAULT_FITTING_SETTINGS, type FittingSettings } from './services/schedule.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,6 +62,8 @@ export interface AppConfig {
   quotas?: Partial<Quotas>
   /** when to turn requests away with 503 as overloaded; defaults in plugins/load-shedding.ts */
   loadShedding?: Partial<LoadShedding>
+  /** the queue of fits of users' parameters, and how fits share work between instances; defaults in fitting/fitter.ts and services/schedule.ts */
+  fitting?: Partial<FitterOptions & FittingSettings>
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -96,12 +102,17 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(attemptLimits, { limits: config.attemptLimits ?? DEFAULT_ATTEMPT_LIMITS, secret: config.jwtSecret })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
+  await app.register(fitting, config.fitting ?? {})
   app.decorate('services', createServices({
     repositories: app.repositories,
     transaction: app.transaction,
     userTransaction: app.userTransaction,
     clock: app.clock,
     quotas: app.quotas
+  }, {
+    fitter: app.fitter,
+    settings: { ...DEFAULT_FITTING_SETTINGS, ...config.fitting },
+    instance: randomUUID()
   }))
 
   await app.register(health)
@@ -119,6 +130,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(study)
     await api.register(goals)
     await api.register(progress)
+    await api.register(schedule)
   }, { prefix: '/api' })
 
   return app

@@ -7,6 +7,7 @@ import { goalsRepository, type GoalsRepository } from './goals.js'
 import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
+import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -20,6 +21,8 @@ export interface Repositories {
   userData: UserDataRepository
   /** counters shared by every instance; never part of a transaction */
   attempts: AttemptsRepository
+  /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
+  fitLeases: FitLeasesRepository
 }
 
 /** What the repositories of one instance keep between requests. */
@@ -41,6 +44,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     goals: goalsRepository(db, session),
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),
-    attempts: attemptsRepository(db)
+    attempts: attemptsRepository(db),
+    fitLeases: fitLeasesRepository(db)
   }
 }

@@ -44,6 +44,9 @@ export interface ReviewDocument {
   answer: StoredReviewAnswer
 }
 
+/** What fitting a user's parameters reads of a review. */
+export type LoggedAnswer = Pick<ReviewDocument, 'cardID' | 'reviewedAt' | 'day' | 'rating'> & { before: Pick<CardSchedule, 'state'> }
+
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')
   const inSession = { session }
@@ -90,6 +93,21 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
     producerOf (userID: string, cardID: string, schedule: CardSchedule): Promise<ReviewDocument | null> {
       if (schedule.lastReview === null) return Promise.resolve(null)
       return reviews.findOne({ userID, reviewedAt: schedule.lastReview, cardID, 'after.reps': schedule.reps }, inSession)
+    },
+
+    /**
+     * The user's whole log, oldest first, with only what fitting parameters
+     * reads. Each batch is decoded on the event loop: `batchSize` keeps every
+     * decoding short, so other requests are served between them. Index
+     * user_reviewedAt_seq.
+     */
+    wholeLog (userID: string, batchSize: number): AsyncIterable<LoggedAnswer> {
+      return reviews.find({ userID }, {
+        projection: { _id: 0, cardID: 1, reviewedAt: 1, day: 1, rating: 1, 'before.state': 1 },
+        sort: { reviewedAt: 1, seq: 1 },
+        batchSize,
+        session
+      }) as unknown as AsyncIterable<LoggedAnswer>
     },
 
     /** Drops a review from the log; false when it was already gone. */

@@ -2,7 +2,12 @@
 import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
 import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
+import type { FitMetrics } from '../domain/fit-evaluation.js'
+import { DEFAULT_PARAMETERS } from '../domain/memory-model.js'
+import { MINIMUM_TRAINING_ITEMS, type FitReport } from '../domain/schedule-fit.js'
 import type { CardDocument } from '../repositories/cards.js'
+import type { UserDocument } from '../repositories/users.js'
+import type { ScheduleFit, ScheduleStatus } from '../schemas/schedule.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -30,4 +35,41 @@ export function cardLeaves (cards: readonly StoredCard[], calendar: UserCalendar
 export function cardDetails (card: CardDocument, calendar: UserCalendar) {
   const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
   return { cardID: card._id, front: card.front, back: card.back, review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+}
+
+/** FSRS weights as Anki shows them, four decimals. */
+function weights (parameters: readonly number[]): string[] {
+  return parameters.map((w) => w.toFixed(4))
+}
+
+function figures (metrics: FitMetrics) {
+  return { logLoss: metrics.logLoss.toFixed(4), rmseBins: metrics.rmseBins.toFixed(4) }
+}
+
+export type FitAnswer = ScheduleFit
+
+/** A fit of the user's parameters as optimize-schedule answers it. */
+export function fitAnswer (report: FitReport): FitAnswer {
+  return {
+    parameters: weights(report.parameters),
+    reviews: String(report.reviews),
+    items: String(report.items),
+    default: figures(report.default),
+    fitted: figures(report.fitted),
+    adopted: report.adopted ? 'true' : 'false',
+    workload: report.workload.map(({ retention, answersPerDay }) => ({ desiredRetention: retention.toFixed(2), reviewsPerDay: String(Math.round(answersPerDay)) })),
+    rescheduled: String(report.rescheduled),
+    fittedAt: report.fittedAt.toISOString()
+  }
+}
+
+/** The parameters a user is scheduled with, and their last fit. */
+export function scheduleAnswer (user: UserDocument): ScheduleStatus {
+  return {
+    parameters: weights(user.fsrsParameters ?? DEFAULT_PARAMETERS),
+    fitted: user.fsrsParameters === undefined ? 'false' : 'true',
+    desiredRetention: user.desiredRetention.toFixed(2),
+    minimumItems: String(MINIMUM_TRAINING_ITEMS),
+    ...(user.scheduleFit === undefined ? {} : { lastFit: fitAnswer(user.scheduleFit) })
+  }
 }
