@@ -8,7 +8,7 @@ import { MetricsTally, tallyPredictions, timeSeriesSplits, type FitMetrics } fro
 import { DEFAULT_PARAMETERS, stateAfter, type Parameters } from '../domain/memory-model.js'
 import { isBetterFit, MINIMUM_TRAINING_ITEMS, type RetentionCost } from '../domain/schedule-fit.js'
 import { trainingItems, type LoggedReview, type ReviewKind, type TrainingItem } from '../domain/training-items.js'
-import { answerHabits, answersPerDay, studiedCards } from '../domain/workload.js'
+import { answerHabits, answersPerDay, studiedCards, type WorkloadOptions } from '../domain/workload.js'
 
 /** The kinds of log entries, numbered for the packed log. */
 export const KINDS: readonly ReviewKind[] = Object.freeze(['learning', 'review', 'relearning', 'cram', 'manual', 'reset', 'rescheduled'])
@@ -159,6 +159,33 @@ function statesOf (w: Parameters, cards: ReturnType<typeof trainingItems>['cards
   return states
 }
 
+/** Runs `tasks` at most `limit` at a time, in their order; each one's promise. */
+function atMost<T> (limit: number, tasks: ReadonlyArray<() => Promise<T>>): Array<Promise<T>> {
+  const results: Array<Promise<T>> = []
+  const slots: Array<Promise<unknown>> = []
+  for (const [index, task] of tasks.entries()) {
+    const started = index < limit ? task() : (slots[index - limit] as Promise<unknown>).then(task, task)
+    results.push(started)
+    slots.push(started.then(() => {}, () => {}))
+  }
+  return results
+}
+
+/** What each desired retention costs with `w`; yields between retentions, so that the fits' completions are seen meanwhile. */
+async function workloadOf (w: Parameters, retentions: readonly number[], options: WorkloadOptions): Promise<RetentionCost[]> {
+  const costs: RetentionCost[] = []
+  for (const retention of retentions) {
+    costs.push({ retention, answersPerDay: answersPerDay(w, retention, options) })
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return costs
+}
+
+// The optimizer fits on one thread of libuv's pool per call: two at once take
+// the two cores of a small machine from the worker's JavaScript, not from the
+// event loop, which runs elsewhere and mostly waits on the database
+const FITS_AT_ONCE = 2
+
 /**
  * Fits parameters to the whole log and judges them: the log's items in time
  * order are cut into six segments; parameters fitted to the first k are tested
@@ -180,28 +207,34 @@ export async function runFit (job: FitJob): Promise<FitOutcome> {
 
   const all = bindingItems(set.items)
   lap('bindingItems')
-  const parameters = await fitParameters(all, pollMs)
+  // the whole log first, then the splits, largest first; each split fits on the items before its test segment
+  const splits = timeSeriesSplits(set.items)
+  const fits = atMost(FITS_AT_ONCE, [all.length, ...splits.map((split) => split.train.length).reverse()]
+    .map((length) => async () => await fitParameters(all.slice(0, length), pollMs)))
+  const parameters = await (fits[0] as Promise<number[]>)
   lap('fit')
 
+  // while the splits are fitted: what the retentions cost with the fitted parameters, should they be adopted
+  const habits = answerHabits(set.cards)
+  const costs = async (w: Parameters) => await workloadOf(w, job.retentions, { studied: studiedCards(w, set.cards, job.today), newCardsPerDay: job.newCardsPerDay, habits })
+  const fittedCosts = await costs(parameters)
+  lap('workload')
+
+  const splitParameters = (await Promise.all(fits.slice(1))).reverse()
   const fitted = new MetricsTally()
   const defaults = new MetricsTally()
-  for (const split of timeSeriesSplits(set.items)) {
-    // each split fits on the items before its test segment: a beginning of them all
-    const splitParameters = await fitParameters(all.slice(0, split.train.length), pollMs)
-    tallyPredictions(fitted, splitParameters, split.test)
+  splits.forEach((split, k) => {
+    tallyPredictions(fitted, splitParameters[k] as number[], split.test)
     tallyPredictions(defaults, DEFAULT_PARAMETERS, split.test)
-  }
+  })
   lap('splits')
   const figures = { default: defaults.result(), fitted: fitted.result() }
   const adopted = isBetterFit(figures.fitted, figures.default)
   const inUse = adopted ? parameters : job.inUse ?? [...DEFAULT_PARAMETERS]
-
-  const habits = answerHabits(set.cards)
-  const studied = studiedCards(inUse, set.cards, job.today)
-  const workload = job.retentions.map((retention) => ({ retention, answersPerDay: answersPerDay(inUse, retention, { studied, newCardsPerDay: job.newCardsPerDay, habits }) }))
-  lap('workload')
+  const workload = adopted ? fittedCosts : await costs(inUse)
   // states serve to give the cards new schedules: only new parameters change them
   const states = job.withStates && adopted ? statesOf(inUse, set.cards) : undefined
+  lap('rest')
   return { type: 'fitted', items: set.items.length, reviews: set.reviews, parameters, ...figures, adopted, workload, ...(states === undefined ? {} : { states }), timings }
 }
 
