@@ -10,10 +10,10 @@ import { databaseOf } from './app.js'
 
 const STATE_OF: Record<string, CardSchedule['state']> = { review: CardState.Review, relearning: CardState.Relearning, learning: CardState.Learning }
 
-/** Stores `log` as the user's review log; `cardIDOf` names each card (by default the log's own ids). */
-export async function storeHistory (app: FastifyInstance, userID: string, log: readonly LoggedReview[], cardIDOf: (cardID: string) => string = (id) => id): Promise<void> {
+/** `log` as the review documents of the user's log; `cardIDOf` names each card (by default the log's own ids). */
+export function reviewDocuments (userID: string, log: readonly LoggedReview[], cardIDOf: (cardID: string) => string = (id) => id): ReviewDocument[] {
   const seen = new Set<string>()
-  const documents: ReviewDocument[] = log.map((entry, index) => {
+  return log.map((entry, index) => {
     const first = !seen.has(entry.cardID)
     seen.add(entry.cardID)
     const reviewedAt = new Date(entry.at)
@@ -35,6 +35,11 @@ export async function storeHistory (app: FastifyInstance, userID: string, log: r
       answer: { cardID: entry.cardID, review_status: '1.0', last_review: '', due: '', xp_gained: '10', total_xp: '' }
     }
   })
+}
+
+/** Stores `log` as the user's review log; `cardIDOf` names each card (by default the log's own ids). */
+export async function storeHistory (app: FastifyInstance, userID: string, log: readonly LoggedReview[], cardIDOf?: (cardID: string) => string): Promise<void> {
+  const documents = reviewDocuments(userID, log, cardIDOf)
   const reviews = databaseOf(app).collection<ReviewDocument>('reviews')
   for (let start = 0; start < documents.length; start += 5000) await reviews.insertMany(documents.slice(start, start + 5000))
 }
