@@ -58,32 +58,31 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
     const days = new Map<string, number>()
     let lastAnswer = new Float64Array(256)
     let length = 0
-    for await (const review of repositories.reviews.wholeLog(userID, settings.logBatch)) {
+    await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {
       if (length === capacity) {
         capacity *= 2
         log = { card: grown(log.card, capacity), at: grown(log.at, capacity), day: grown(log.day, capacity), rating: grown(log.rating, capacity), kind: grown(log.kind, capacity) }
       }
-      let card = cardIndex.get(review.cardID)
+      let card = cardIndex.get(cardID)
       if (card === undefined) {
         card = cardIDs.length
-        cardIndex.set(review.cardID, card)
-        cardIDs.push(review.cardID)
+        cardIndex.set(cardID, card)
+        cardIDs.push(cardID)
         if (card === lastAnswer.length) lastAnswer = grown(lastAnswer, card * 2)
       }
-      let day = days.get(review.day)
+      let day = days.get(reviewDay)
       if (day === undefined) {
-        day = dayNumber(review.day)
-        days.set(review.day, day)
+        day = dayNumber(reviewDay)
+        days.set(reviewDay, day)
       }
-      const at = review.reviewedAt.getTime()
       log.card[length] = card
       log.at[length] = at
       log.day[length] = day
-      log.rating[length] = RATING_NUMBERS[review.rating] ?? 0
-      log.kind[length] = KIND_OF_STATE[review.before.state] ?? KINDS.indexOf('review')
+      log.rating[length] = rating === null ? 0 : RATING_NUMBERS[rating]
+      log.kind[length] = KIND_OF_STATE[stateBefore] ?? KINDS.indexOf('review')
       lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
       length += 1
-    }
+    })
     const trimmed: PackedLog = { card: log.card.slice(0, length), at: log.at.slice(0, length), day: log.day.slice(0, length), rating: log.rating.slice(0, length), kind: log.kind.slice(0, length) }
     return { log: trimmed, cardIDs, lastAnswer }
   }
