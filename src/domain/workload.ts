@@ -107,8 +107,8 @@ export interface WorkloadOptions {
 
 // Cards behave independently, so a sample of them, scaled up, estimates the whole: the
 // cost of an estimate stays bounded whatever the deck's size and the new cards a day
-const STUDIED_SAMPLE = 4000
-const NEW_CARDS_SIMULATED = 20
+const STUDIED_SAMPLE = 2000
+const NEW_CARDS_SIMULATED = 10
 
 function pick (random: () => number, shares: readonly number[]): number {
   let draw = random()
