@@ -21,21 +21,22 @@ export function fitLeasesRepository (db: Db) {
   const leases = db.collection<FitLeaseDocument>('fitLeases')
   return {
     /**
-     * Takes the user's lease for the fit `fitID` until `until`: true, or false
-     * while another fit holds it. One upsert, which the unique _id makes
-     * succeed for one of two instances taking it at once.
+     * Takes the user's lease for the fit `fitID` until `until`: null, or the
+     * fit that holds it (its fitID; '' when it was given back just now). One
+     * upsert, which the unique _id makes succeed for one of two instances
+     * taking it at once.
      */
-    async acquire (userID: string, fitID: string, holder: string, now: Date, until: Date): Promise<boolean> {
+    async acquire (userID: string, fitID: string, holder: string, now: Date, until: Date): Promise<string | null> {
       try {
         await leases.updateOne(
           { _id: userID, until: { $not: { $gt: now } } },
           { $set: { userID, fitID, holder, until } },
           { upsert: true }
         )
-        return true
+        return null
       } catch (error) {
-        if (isDuplicateKey(error)) return false
-        throw error
+        if (!isDuplicateKey(error)) throw error
+        return (await leases.findOne({ _id: userID }))?.fitID ?? ''
       }
     },
 

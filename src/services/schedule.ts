@@ -121,9 +121,9 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
     return changed
   }
 
-  /** Waits while another instance holds the user's lease; the fit it was running. */
-  async function waitForOtherFit (userID: string): Promise<string | null> {
-    let seen: string | null = null
+  /** Waits while another instance holds the user's lease (seen held by `fitID`); the fit that held it last. */
+  async function waitForOtherFit (userID: string, fitID: string): Promise<string> {
+    let seen = fitID
     for (;;) {
       const lease = await repositories.fitLeases.read(userID)
       if (lease === null || lease.until.getTime() <= Date.now()) return seen
@@ -140,12 +140,13 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
    * Leases run on the wall clock, not the service's: they are about
    * processes dying, not the user's days.
    */
-  async function underLease<T> (userID: string, work: (fitID: string) => Promise<T>, onOther: (fitID: string | null) => Promise<T | null>): Promise<T> {
+  async function underLease<T> (userID: string, work: (fitID: string) => Promise<T>, onOther: (fitID: string) => Promise<T | null>): Promise<T> {
     const fitID = newId()
     for (let tries = 0; ; tries++) {
       const now = Date.now()
-      if (await repositories.fitLeases.acquire(userID, fitID, instance, new Date(now), new Date(now + settings.leaseMs))) break
-      const answered = await onOther(await waitForOtherFit(userID))
+      const holder = await repositories.fitLeases.acquire(userID, fitID, instance, new Date(now), new Date(now + settings.leaseMs))
+      if (holder === null) break
+      const answered = await onOther(await waitForOtherFit(userID, holder))
       if (answered !== null) return answered
       if (tries >= 3) throw new Refusal('changed_meanwhile', 'another fit of your parameters kept starting meanwhile: try again')
     }
@@ -196,7 +197,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       // the fit another instance ran is this call's answer, as it would be on one instance
       const account = await repositories.users.findById(user._id)
       if (account === null) throw invalidToken()
-      return otherFit !== null && account.scheduleFit?.fitID === otherFit ? account.scheduleFit : null
+      return otherFit !== '' && account.scheduleFit?.fitID === otherFit ? account.scheduleFit : null
     })
   }
 
