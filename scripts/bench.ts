@@ -44,7 +44,7 @@ import {
 } from './bench/data.js'
 import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.js'
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
-import { FITTING_REVIEWS, measureFitting, p99, seedFitting, type FittingFigures } from './bench/fitting.js'
+import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
@@ -471,12 +471,14 @@ async function measureFittingRun (): Promise<FittingFigures | string> {
     await app.close()
     if (MONGODB_URL === undefined) await database.close()
     const service = await startMeasuredService(dataDir, name, 'service for fitting')
-    const figures = await measureFitting(service.origin, MEASURED_FITS)
+    const figures = { ...await measureFitting(service.origin, MEASURED_FITS), alone: [] as number[] }
+    await service.stop()
+    figures.alone = await timeFitAlone(MEASURED_FITS)
+    progress(`  the fit alone, on the log in memory: ${figures.alone.map((ms) => ms.toFixed(0)).join(', ')} ms`)
     progress(`  first fit ${figures.first.toFixed(0)} ms (starts the worker), then ${figures.fits.map((ms) => ms.toFixed(0)).join(', ')} ms; ` +
       `${figures.items.toLocaleString('en')} items of ${figures.reviews.toLocaleString('en')} reviews, adopted: ${String(figures.adopted)}`)
     progress(`  others' get-today-cards: p99 ${p99(figures.peersDuringFits).toFixed(1)} ms during the fits (${figures.peersDuringFits.length} requests), ` +
       `${p99(figures.peersAlone).toFixed(1)} ms without (${figures.peersAlone.length})`)
-    await service.stop()
     return figures
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error)
@@ -501,6 +503,12 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   const slowest = Math.max(...figures.fits)
   const during = p99(figures.peersDuringFits)
   return [{
+    operation: `the same fit alone, in the benchmark's process on the log in memory: the optimizer on the whole log and 5 time-series splits, the items, the workload (${figures.alone.length} runs)`,
+    median: `${(median(figures.alone) / 1000).toFixed(2)} s`,
+    p90: `(max ${(Math.max(...figures.alone) / 1000).toFixed(2)} s)`,
+    bar: '',
+    met: ''
+  }, {
     operation: `${fitLabel}: ${figures.fits.length} fits after a first (${(figures.first / 1000).toFixed(2)} s, starting the worker); ` +
       `${figures.items.toLocaleString('en')} items, adopted: ${String(figures.adopted)}`,
     median: `${(median(figures.fits) / 1000).toFixed(2)} s`,

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from 'mongodb'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
+import { RETENTIONS_COMPARED } from '../../src/domain/schedule-fit.js'
+import { packLog, runFit } from '../../src/fitting/jobs.js'
 import { reviewDocuments } from '../../test/helpers/review-history.js'
 import { syntheticLog } from '../../test/helpers/synthetic-reviews.js'
 import { percentile, post } from './load.js'
@@ -24,10 +26,32 @@ async function register (app: FastifyInstance, email: string): Promise<{ userID:
   return registered.json()
 }
 
+function learnerLog () {
+  return syntheticLog({ parameters: LEARNER, reviews: FITTING_REVIEWS, newCardsPerDay: 30, seed: 2026 })
+}
+
+/**
+ * The fit itself, on the same log already in memory: what the worker does
+ * (items, the optimizer on the whole log and the five splits, the workload),
+ * without reading the log from the database. Milliseconds, one per run.
+ */
+export async function timeFitAlone (runs: number): Promise<number[]> {
+  const log = learnerLog()
+  const today = Math.max(...log.map((entry) => entry.day)) + 1
+  const times: number[] = []
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    const outcome = await runFit({ type: 'fit', log: packLog(log).log, inUse: null, retentions: RETENTIONS_COMPARED, newCardsPerDay: 20, today, withStates: false })
+    times.push(performance.now() - started)
+    if (outcome.type !== 'fitted') throw new Error('not fitted')
+  }
+  return times
+}
+
 /** The user of 100,000 reviews (a synthetic learner's year and more) and the peers, through the app and straight into the log. */
 export async function seedFitting (app: FastifyInstance, db: Db): Promise<void> {
   const { userID } = await register(app, FIT_USER)
-  const log = syntheticLog({ parameters: LEARNER, reviews: FITTING_REVIEWS, newCardsPerDay: 30, seed: 2026 })
+  const log = learnerLog()
   const documents = reviewDocuments(userID, log)
   for (let start = 0; start < documents.length; start += 5000) await db.collection<ReviewDocument>('reviews').insertMany(documents.slice(start, start + 5000))
   for (const email of PEERS) {
@@ -40,6 +64,8 @@ export async function seedFitting (app: FastifyInstance, db: Db): Promise<void> 
 }
 
 export interface FittingFigures {
+  /** the fit alone, in the benchmark's process, on the log in memory */
+  alone: number[]
   /** the first fit, which starts the worker thread */
   first: number
   /** each later fit, end to end */
@@ -84,7 +110,7 @@ async function timedFit (origin: string, jwtToken: string): Promise<{ ms: number
 }
 
 /** `fits` fits after a first one, the peers reading their cards throughout, and as long again with no fit. */
-export async function measureFitting (origin: string, fits: number): Promise<FittingFigures> {
+export async function measureFitting (origin: string, fits: number): Promise<Omit<FittingFigures, 'alone'>> {
   const token = await login(origin, FIT_USER)
   const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email)))
   // the peers' first reads set their queues' starts; not what is measured

@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import type { FitLeaseDocument } from '../../src/repositories/fit-leases.js'
 import { buildTestApp, databaseOf, post, registerUser } from '../helpers/app.js'
 import { storeHistory } from '../helpers/review-history.js'
 import { syntheticLog } from '../helpers/synthetic-reviews.js'
@@ -26,7 +27,7 @@ test('a lease left by an instance that died holds up the user\'s fits only until
   const user = await registerUser(app)
   await storeHistory(app, user.userID, syntheticLog({ parameters: [0.1, 0.4, 0.9, 3.0, 7.5, 0.5, 1.5, 0.02, 1.2, 0.25, 0.9, 2.2, 0.1, 0.3, 1.9, 0.5, 2.0, 0.4, 0.2, 0.1, 0.45], reviews: 2500, seed: 7 }))
   const until = new Date(Date.now() + 1500)
-  await databaseOf(app).collection<{ _id: string }>('fitLeases').insertOne({ _id: user.userID, userID: user.userID, fitID: 'fit-of-a-dead-instance', holder: 'dead', until })
+  await databaseOf(app).collection<FitLeaseDocument>('fitLeases').insertOne({ _id: user.userID, userID: user.userID, fitID: 'fit-of-a-dead-instance', holder: 'dead', until })
   const fit = await post(app, 'optimize-schedule', { jwtToken: user.jwtToken })
   t.equal(fit.statusCode, 200)
   t.ok(Date.now() >= until.getTime(), 'it waited for the lease to run out, then fitted')
