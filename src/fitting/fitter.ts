@@ -20,6 +20,8 @@ export const DEFAULT_FITTER_OPTIONS: FitterOptions = { maxWaiting: 8, retryAfter
 export interface Fitter {
   /** runs `job` in the worker when its turn comes; its typed arrays are moved there, not copied */
   run: <J extends Job>(job: J) => Promise<JobResult<J>>
+  /** starts the worker if it is not running, so that the first fit does not wait for it to load */
+  warm: () => void
   /** jobs running or waiting */
   readonly pending: number
   /** ends the worker; jobs still waiting are refused */
@@ -88,6 +90,9 @@ export function createFitter (options: Partial<FitterOptions> = {}): Fitter {
         waiting.push({ job, resolve: resolve as (result: unknown) => void, reject })
         next()
       })
+    },
+    warm: () => {
+      if (!closed) workerFor()
     },
     get pending () {
       return waiting.length + (running === null ? 0 : 1)

@@ -219,6 +219,8 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
 
     /** The parameters in use, the desired retention, and the last fit with what each retention costs. */
     status (user: UserDocument) {
+      // whoever looks at their parameters may well fit them next: the worker loads meanwhile
+      fitter.warm()
       return scheduleAnswer(user)
     },
 
