@@ -1,9 +1,9 @@
-// The service's side of the fitting worker: one worker thread, started at the
-// first fit and kept, running one job at a time; the others wait their turn
-// in a short queue. One at a time because a fit keeps a core busy: two at once
-// would take both of a small machine's cores from the event loop. A job past
-// the queue's length is refused at once (503), rather than left waiting on
-// the client's patience.
+// The service's side of the fitting worker: one worker thread, started when
+// first needed and kept, running one job at a time; the others wait their turn
+// in a short queue. One at a time because a fit already keeps a small machine's
+// cores busy (two optimizer calls at once, jobs.ts): two fits would only take
+// turns on them, and each finish later. A job past the queue's length is
+// refused at once (503), rather than left waiting on the client's patience.
 import { Worker } from 'node:worker_threads'
 import { Refusal } from '../domain/refusals.js'
 import { packedLogBuffers, type Job, type JobResult } from './jobs.js'

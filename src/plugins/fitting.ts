@@ -8,7 +8,7 @@ declare module 'fastify' {
   }
 }
 
-/** The fitting worker: started at the first fit, ended when the app closes. */
+/** The fitting worker: started when first needed (fitting/fitter.ts), ended when the app closes. */
 export default fp<Partial<FitterOptions>>(async function fitting (app, options) {
   const fitter = createFitter(options)
   app.decorate('fitter', fitter)
