@@ -18,7 +18,7 @@ export interface FittingSettings {
   leaseMs: number
   /** how often a call waiting on another instance's fit looks whether it is done */
   waitPollMs: number
-  /** reviews read from the log in one batch: each is decoded on the event loop */
+  /** reviews read from the log in one batch: each batch is picked apart on the event loop */
   logBatch: number
   /** cards given new schedules in one transaction */
   rescheduleBatch: number
@@ -50,6 +50,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
   // one fit per user on this instance: a second call gets the first one's answer
   const fitsUnderWay = new Map<string, Promise<FitReport>>()
 
+  /** The user's whole log, packed for the worker as it arrives. */
   async function readLog (userID: string): Promise<ReadLog> {
     let capacity = 1024
     let log: PackedLog = { card: new Int32Array(capacity), at: new Float64Array(capacity), day: new Int32Array(capacity), rating: new Uint8Array(capacity), kind: new Uint8Array(capacity) }
