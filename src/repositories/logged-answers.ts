@@ -40,19 +40,35 @@ function numberAt (view: DataView, type: number, at: number): number {
   return NaN
 }
 
-const latin1 = new TextDecoder('latin1')
-const utf8 = new TextDecoder('utf-8')
+/** A field name as bytes, to compare without making a string of every name read. */
+function nameBytes (name: string): Uint8Array {
+  return Uint8Array.from(name, (char) => char.charCodeAt(0))
+}
 
-function stringAt (bytes: Uint8Array, view: DataView, at: number, decoder: TextDecoder): string {
-  const length = view.getInt32(at, true) - 1
-  return decoder.decode(bytes.subarray(at + 4, at + 4 + length))
+const CARD_ID = nameBytes('cardID')
+const REVIEWED_AT = nameBytes('reviewedAt')
+const DAY = nameBytes('day')
+const RATING = nameBytes('rating')
+const BEFORE = nameBytes('before')
+const STATE = nameBytes('state')
+
+/** Whether the name from `at` to `end` (its terminating zero) is `name`. */
+function isName (bytes: Uint8Array, at: number, end: number, name: Uint8Array): boolean {
+  if (end - at !== name.length) return false
+  for (let index = 0; index < name.length; index++) if (bytes[at + index] !== name[index]) return false
+  return true
+}
+
+function stringAt (document: Buffer, view: DataView, at: number, encoding: 'utf8' | 'latin1'): string {
+  return document.toString(encoding, at + 4, at + 3 + view.getInt32(at, true))
 }
 
 /**
  * Reads one review document, as projected for fitting (cardID, reviewedAt,
  * day, rating, before.state), and hands its values to `visit`.
  */
-export function visitLoggedAnswer (document: Uint8Array, visit: LoggedAnswerVisitor): void {
+export function visitLoggedAnswer (bytes: Uint8Array, visit: LoggedAnswerVisitor): void {
+  const document = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const view = new DataView(document.buffer, document.byteOffset, document.byteLength)
   const end = view.getInt32(0, true) - 1
   let cardID = ''
@@ -64,21 +80,20 @@ export function visitLoggedAnswer (document: Uint8Array, visit: LoggedAnswerVisi
   while (at < end) {
     const type = document[at] as number
     const nameEnd = cstringEnd(document, at + 1)
-    const name = latin1.decode(document.subarray(at + 1, nameEnd))
     const value = nameEnd + 1
-    if (name === 'cardID' && type === 0x02) cardID = stringAt(document, view, value, utf8)
-    else if (name === 'reviewedAt' && type === 0x09) reviewedAt = Number(view.getBigInt64(value, true))
-    else if (name === 'day' && type === 0x02) day = stringAt(document, view, value, latin1)
-    else if (name === 'rating' && type === 0x02) {
+    if (type === 0x02 && isName(document, at + 1, nameEnd, CARD_ID)) cardID = stringAt(document, view, value, 'utf8')
+    else if (type === 0x09 && isName(document, at + 1, nameEnd, REVIEWED_AT)) reviewedAt = Number(view.getBigInt64(value, true))
+    else if (type === 0x02 && isName(document, at + 1, nameEnd, DAY)) day = stringAt(document, view, value, 'latin1')
+    else if (type === 0x02 && isName(document, at + 1, nameEnd, RATING)) {
       const length = view.getInt32(value, true) - 1
       rating = RATING_BY_LENGTH_AND_FIRST[`${length}${String.fromCharCode(document[value + 4] as number)}`] ?? null
-    } else if (name === 'before' && type === 0x03) {
+    } else if (type === 0x03 && isName(document, at + 1, nameEnd, BEFORE)) {
       const innerEnd = value + view.getInt32(value, true) - 1
       let field = value + 4
       while (field < innerEnd) {
         const fieldType = document[field] as number
         const fieldNameEnd = cstringEnd(document, field + 1)
-        if (latin1.decode(document.subarray(field + 1, fieldNameEnd)) === 'state') stateBefore = numberAt(view, fieldType, fieldNameEnd + 1)
+        if (isName(document, field + 1, fieldNameEnd, STATE)) stateBefore = numberAt(view, fieldType, fieldNameEnd + 1)
         field = valueEnd(document, view, fieldType, fieldNameEnd + 1)
       }
     }
