@@ -18,13 +18,13 @@ export interface FittingSettings {
   leaseMs: number
   /** how often a call waiting on another instance's fit looks whether it is done */
   waitPollMs: number
-  /** reviews read from the log in one batch: each batch is picked apart on the event loop */
+  /** reviews read from the log in one batch: a small one holds the database, and the event loop, for a short while each, so that other users' requests pass in between */
   logBatch: number
   /** cards given new schedules in one transaction */
   rescheduleBatch: number
 }
 
-export const DEFAULT_FITTING_SETTINGS: FittingSettings = { leaseMs: 30_000, waitPollMs: 250, logBatch: 1000, rescheduleBatch: 200 }
+export const DEFAULT_FITTING_SETTINGS: FittingSettings = { leaseMs: 30_000, waitPollMs: 250, logBatch: 200, rescheduleBatch: 200 }
 
 const RATING_NUMBERS: Readonly<Record<Rating, number>> = { again: 1, hard: 2, good: 3, easy: 4 }
 
