@@ -46,7 +46,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadResult, type Target } from './bench/load.js'
-import { childPidNamed, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
+import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -471,10 +471,17 @@ async function measureFittingRun (): Promise<FittingFigures | string> {
     await app.close()
     if (MONGODB_URL === undefined) await database.close()
     const service = await startMeasuredService(dataDir, name, 'service for fitting')
-    const figures = { ...await measureFitting(service.origin, MEASURED_FITS), alone: [] as number[] }
+    const databasePid = MONGODB_URL === undefined ? await childPidNamed(service.pid, 'secantusd-rs') : null
+    const cpuOfService = async (): Promise<number | null> => {
+      const used = [await cpuSeconds(service.pid), databasePid === null ? 0 : await cpuSeconds(databasePid)]
+      return used.some((seconds) => seconds === null) ? null : (used[0] ?? 0) + (used[1] ?? 0)
+    }
+    const measured = await measureFitting(service.origin, MEASURED_FITS, cpuOfService)
     await service.stop()
-    figures.alone = await timeFitAlone(MEASURED_FITS)
-    progress(`  the fit alone, on the log in memory: ${figures.alone.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+    const alone = await timeFitAlone(MEASURED_FITS)
+    const figures: FittingFigures = { ...measured, alone: alone.times, aloneCpu: alone.cpu }
+    progress(`  the fit alone, on the log in memory: ${figures.alone.map((ms) => ms.toFixed(0)).join(', ')} ms, using ${figures.aloneCpu.map((seconds) => seconds.toFixed(2)).join(', ')} s of CPU`)
+    if (figures.firstCpu !== null) progress(`  the first fit used ${figures.firstCpu.toFixed(2)} s of CPU in the service and its database`)
     progress(`  first fit ${figures.first.toFixed(0)} ms (starts the worker), then ${figures.fits.map((ms) => ms.toFixed(0)).join(', ')} ms; ` +
       `${figures.items.toLocaleString('en')} items of ${figures.reviews.toLocaleString('en')} reviews, adopted: ${String(figures.adopted)}`)
     progress(`  others' get-today-cards: p99 ${p99(figures.peersDuringFits).toFixed(1)} ms during the fits (${figures.peersDuringFits.length} requests), ` +
@@ -503,13 +510,15 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   const slowest = Math.max(...figures.fits)
   const during = p99(figures.peersDuringFits)
   return [{
-    operation: `the same fit alone, in the benchmark's process on the log in memory: the optimizer on the whole log and 5 time-series splits, the items, the workload (${figures.alone.length} runs)`,
+    operation: `the same fit alone, in the benchmark's process on the log in memory: the optimizer on the whole log and 5 time-series splits, the items, the workload (${figures.alone.length} runs; ` +
+      `CPU ${median(figures.aloneCpu).toFixed(2)} s of all its threads, median)`,
     median: `${(median(figures.alone) / 1000).toFixed(2)} s`,
     p90: `(max ${(Math.max(...figures.alone) / 1000).toFixed(2)} s)`,
     bar: '',
     met: ''
   }, {
-    operation: `${fitLabel}: ${figures.fits.length} fits after a first (${(figures.first / 1000).toFixed(2)} s, starting the worker); ` +
+    operation: `${fitLabel}: ${figures.fits.length} fits after a first (${(figures.first / 1000).toFixed(2)} s, starting the worker` +
+      `${figures.firstCpu === null ? '' : `, ${figures.firstCpu.toFixed(2)} s of CPU in the service and its database`}); ` +
       `${figures.items.toLocaleString('en')} items, adopted: ${String(figures.adopted)}`,
     median: `${(median(figures.fits) / 1000).toFixed(2)} s`,
     p90: `(max ${(slowest / 1000).toFixed(2)} s)`,

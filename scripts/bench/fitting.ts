@@ -35,17 +35,22 @@ function learnerLog () {
  * (items, the optimizer on the whole log and the five splits, the workload),
  * without reading the log from the database. Milliseconds, one per run.
  */
-export async function timeFitAlone (runs: number): Promise<number[]> {
+export async function timeFitAlone (runs: number): Promise<{ times: number[], cpu: number[] }> {
   const log = learnerLog()
   const today = Math.max(...log.map((entry) => entry.day)) + 1
   const times: number[] = []
+  const cpu: number[] = []
   for (let run = 0; run < runs; run++) {
+    const packed = packLog(log).log
+    const used = process.cpuUsage()
     const started = performance.now()
-    const outcome = await runFit({ type: 'fit', log: packLog(log).log, inUse: null, retentions: RETENTIONS_COMPARED, newCardsPerDay: 20, today, withStates: false })
+    const outcome = await runFit({ type: 'fit', log: packed, inUse: null, retentions: RETENTIONS_COMPARED, newCardsPerDay: 20, today, withStates: false })
     times.push(performance.now() - started)
+    const { user, system } = process.cpuUsage(used)
+    cpu.push((user + system) / 1e6)
     if (outcome.type !== 'fitted') throw new Error('not fitted')
   }
-  return times
+  return { times, cpu }
 }
 
 /** The user of 100,000 reviews (a synthetic learner's year and more) and the peers, through the app and straight into the log. */
@@ -66,6 +71,10 @@ export async function seedFitting (app: FastifyInstance, db: Db): Promise<void> 
 export interface FittingFigures {
   /** the fit alone, in the benchmark's process, on the log in memory */
   alone: number[]
+  /** the CPU seconds the benchmark's process used for those, all its threads */
+  aloneCpu: number[]
+  /** the CPU seconds the service and its database used for the first fit, when nothing else ran */
+  firstCpu: number | null
   /** the first fit, which starts the worker thread */
   first: number
   /** each later fit, end to end */
@@ -115,12 +124,14 @@ async function timedFit (origin: string, jwtToken: string): Promise<{ ms: number
 }
 
 /** `fits` fits after a first one, the peers reading their cards throughout, and as long again with no fit. */
-export async function measureFitting (origin: string, fits: number): Promise<Omit<FittingFigures, 'alone'>> {
+export async function measureFitting (origin: string, fits: number, cpuOfService: () => Promise<number | null>): Promise<Omit<FittingFigures, 'alone' | 'aloneCpu'>> {
   const token = await login(origin, FIT_USER)
   const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email)))
   // the peers' first reads set their queues' starts; not what is measured
   await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, 500)))
+  const cpuBefore = await cpuOfService()
   const first = await timedFit(origin, token)
+  const cpuAfter = await cpuOfService()
   const times: number[] = []
   const during: number[] = []
   for (let n = 0; n < fits; n++) {
@@ -131,6 +142,7 @@ export async function measureFitting (origin: string, fits: number): Promise<Omi
   const alone = await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, times.reduce((sum, ms) => sum + ms, 0))))
   return {
     first: first.ms,
+    firstCpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
     fits: times,
     peersAlone: alone,
     peersDuringFits: during,
