@@ -55,6 +55,7 @@ export const REFUSAL_CODES = [
   'library_too_large',
   'goal_final',
   'review_id_reused',
+  'not_enough_history',
   'changed_meanwhile',
   // limits of one client
   'too_many_attempts',
