@@ -12,14 +12,15 @@ export type { ServiceContext } from './context.js'
 /** Every service, on one context. */
 export function createServices (context: ServiceContext) {
   const library = libraryService(context)
+  const media = mediaService(context)
   return {
     accounts: accountsService(context),
     library,
-    transfer: transferService(context, library),
+    transfer: transferService(context, library, media),
     study: studyService(context),
     goals: goalsService(context),
     stats: statsService(context),
-    media: mediaService(context)
+    media
   }
 }
 
