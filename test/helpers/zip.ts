@@ -13,6 +13,8 @@ export interface ZipEntry {
   method?: 'deflate' | 'store'
   /** the size the archive declares, when it is to lie about it */
   declaredSize?: number
+  /** the stored size its central directory declares, when it is to lie about it */
+  declaredStoredSize?: number
 }
 
 /** A zip of these entries, in order, names in UTF-8: local headers, the data, the central directory. */
@@ -43,7 +45,7 @@ export function zipOf (entries: readonly ZipEntry[]): Buffer {
     header.writeUInt16LE(0x0800, 8)
     header.writeUInt16LE(method, 10)
     header.writeUInt32LE(crc, 16)
-    header.writeUInt32LE(stored.length, 20)
+    header.writeUInt32LE(entry.declaredStoredSize ?? stored.length, 20)
     header.writeUInt32LE(size, 24)
     header.writeUInt16LE(name.length, 28)
     header.writeUInt32LE(offset, 42)
