@@ -124,3 +124,17 @@ test('an archive packed again from its unpacked folder, with references a browse
   const [address] = addresses(card?.frontHtml ?? '')
   t.equal(sha256((await app.inject({ method: 'GET', url: address ?? '' })).rawPayload), sha256(picture), 'and served')
 })
+
+test('a media file that cannot be read while the archive is sent ends the download, rather than answer an archive that is not whole', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  const robin = await uploaded(app, user.jwtToken, samples.png(600_000))
+  await makeFolder(app, user, ['Birds'])
+  const { flashcardID } = await expectOk<{ flashcardID: string }>(app, 'create-flashcard', {
+    jwtToken: user.jwtToken, folder: ['Birds'], flashcardName: 'Robin', cards: [{ front: `<img src="media:${robin.mediaID}">`, back: 'x', format: 'html' }]
+  }, 201)
+  // the file's chunks after the first are lost: its first bytes are sent before the loss shows
+  await databaseOf(app).collection('media.chunks').deleteMany({ n: { $gte: 1 } })
+  await t.rejects(exportZip(app, user.jwtToken, flashcardID), { code: 'LIGHT_ECONNRESET' }, 'the connection ends before the archive is whole')
+  t.equal((await expectOk<{ text: string }>(app, 'export-flashcard', { jwtToken: user.jwtToken, flashcardID, format: 'csv' })).text.length > 0, true, 'and the service goes on')
+})
