@@ -141,6 +141,17 @@ test('media past the quota is 409 quota_exceeded, saying how much room the archi
   t.match(over.error, /100,000 bytes of media/, 'and the quota')
 })
 
+test('two imports at once that fit the media quota each but not together: one is stored, the other refused, its files gone', async (t) => {
+  const { app, user } = await setup(t, { quotas: { mediaBytes: 100_000 } })
+  const archives = [samples.png(60_000), samples.png(60_000)].map((robin) => zipOf([{ name: 'cards.csv', data: CARDS }, { name: 'media/robin.png', data: robin, method: 'store' }]))
+  const answers = await Promise.all(archives.map(async (archive, index) => await importZip(app, user.jwtToken, { folder: ['Inbox'], flashcardName: `Robin ${index}`, archive })))
+  t.same(answers.map((answer) => answer.statusCode).sort(), [201, 409], 'the first to be stored fits; the other would pass the quota')
+  const refused = answers.find((answer) => answer.statusCode === 409)?.json<Refused>()
+  t.equal(refused?.code, 'quota_exceeded')
+  t.match(refused?.error, /take 60,000 bytes.*room for 40,000 bytes more.*delete at least 20,000 bytes/, 'whichever step refused it, it says the room it needs')
+  t.same(await storedMedia(app), { records: 1, files: 1, chunks: 1, unrecorded: 0 }, 'the refused one left no file, not even for the sweep')
+})
+
 test('a refusal after the media were written (a name taken) removes them: no card, no media, no file left', async (t) => {
   const setup_ = await setup(t)
   const { app, user } = setup_
