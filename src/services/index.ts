@@ -17,14 +17,15 @@ export interface FittingContext { fitter: Fitter, settings: FittingSettings, ins
 /** Every service, on one context. */
 export function createServices (context: ServiceContext, fitting: FittingContext) {
   const library = libraryService(context)
+  const media = mediaService(context)
   return {
     accounts: accountsService(context),
     library,
-    transfer: transferService(context, library),
+    transfer: transferService(context, library, media),
     study: studyService(context),
     goals: goalsService(context),
     stats: statsService(context),
-    media: mediaService(context),
+    media,
     schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance)
   }
 }
