@@ -15,6 +15,9 @@ import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './plu
 import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './plugins/connections.js'
 import timing from './plugins/timing.js'
 import fitting from './plugins/fitting.js'
+import ankiImports from './plugins/anki-imports.js'
+import anki from './routes/anki.js'
+import { DEFAULT_IMPORT_SETTINGS, type ImportSettings } from './services/anki-import.js'
 import type { FitterOptions } from './fitting/fitter.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
@@ -39,6 +42,8 @@ declare module 'fastify' {
     clock: () => Date
     /** what one account may hold */
     quotas: Quotas
+    /** imports of Anki packages: their limits and lease */
+    importSettings: ImportSettings
     /** what the operations do; routes call these */
     services: Services
   }
@@ -73,6 +78,8 @@ export interface AppConfig {
   mediaUrl?: MediaUrl
   /** the queue of fits of users' parameters, and how fits share work between instances; defaults in fitting/fitter.ts and services/schedule.ts */
   fitting?: Partial<FitterOptions & FittingSettings>
+  /** imports of Anki packages: their size limit, how long an instance holds one without renewing it, where packages wait; defaults in services/anki-import.ts */
+  imports?: Partial<ImportSettings>
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -114,6 +121,8 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   const mediaSettings = { ...DEFAULT_MEDIA_SETTINGS, ...config.media }
   const links = mediaLinks(config.jwtSecret, mediaSettings.urlLifetimeSeconds)
   await app.register(fitting, config.fitting ?? {})
+  const instance = randomUUID()
+  app.decorate('importSettings', { ...DEFAULT_IMPORT_SETTINGS, ...config.imports })
   app.decorate('services', createServices({
     repositories: app.repositories,
     transaction: app.transaction,
@@ -125,8 +134,9 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   }, {
     fitter: app.fitter,
     settings: { ...DEFAULT_FITTING_SETTINGS, ...config.fitting },
-    instance: randomUUID()
-  }))
+    instance
+  }, { instance, mongodbUrl: config.mongodbUrl, log: app.log }, app.importSettings))
+  await app.register(ankiImports)
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
 
   await app.register(health)
@@ -147,6 +157,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(progress)
     await api.register(media)
     await api.register(schedule)
+    await api.register(anki)
   }, { prefix: '/api' })
 
   return app

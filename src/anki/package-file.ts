@@ -20,6 +20,8 @@ export interface ReadPackageOptions {
   sql: SqlJsStatic
   /** called with each media file in turn; the next is read only once the promise it returns settles */
   onMedia: (file: MediaFile) => Promise<void> | void
+  /** called with the collection once it is read, before the first media file; a refusal thrown here ends the reading */
+  onCollection?: (collection: AnkiCollection) => Promise<void> | void
   limits?: ExpansionLimits
 }
 
@@ -77,6 +79,7 @@ export async function readAnkiPackageFile (path: string, options: ReadPackageOpt
     const collectionBytes = await read(layout.collectionEntry, layout.zstd)
     if (collectionBytes === undefined) throw new AnkiImportError('corrupt_collection', `the package has no ${layout.collectionEntry}`)
     const collection = readCollection(options.sql, collectionBytes)
+    await options.onCollection?.(collection)
 
     const media: AnkiPackage['media'] = []
     for (const { entry, name } of map) {

@@ -28,6 +28,10 @@ export const REFUSAL_CODES = [
   'unsafe_file_name',
   'missing_cards_file',
   'missing_media',
+  // an Anki package to import (the reader's codes: domain/anki/errors.ts)
+  'unsafe_media_name',
+  'corrupt_collection',
+  'unknown_schema',
   // who is asking
   'invalid_token',
   'wrong_credentials',
@@ -47,6 +51,7 @@ export const REFUSAL_CODES = [
   'flashcard_not_found',
   'card_not_found',
   'goal_not_found',
+  'import_not_found',
   'nothing_to_undo',
   'media_not_found',
   // a media URL

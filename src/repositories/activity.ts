@@ -35,6 +35,14 @@ export function activityRepository (db: Db, session?: ClientSession) {
       await add(userID, day, { reviews: 1, xp })
     },
 
+    /** Counts reviews imported from Anki on their days; they earn no XP. */
+    async recordImported (userID: string, days: ReadonlyArray<{ day: LocalDay, reviews: number }>): Promise<void> {
+      if (days.length === 0) return
+      await activity.bulkWrite(days.map(({ day, reviews }) => ({
+        updateOne: { filter: { _id: activityId(userID, day) }, update: { $inc: { reviews, xp: 0 }, $setOnInsert: { userID, day } }, upsert: true }
+      })), { ordered: false, session })
+    },
+
     /** Takes one review back out of its day (undo). */
     async unrecord (userID: string, day: LocalDay, xp: number): Promise<void> {
       await add(userID, day, { reviews: -1, xp: -xp })

@@ -43,6 +43,9 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   /** bumped by every review: a review only applies to the version it was computed from */
   version: number
   lastReviewID: string | null
+  /** a card imported from Anki: its note's guid and its template's ord (or cloze number less one), which a later import of the same deck matches */
+  ankiGuid?: string
+  ankiOrd?: number
 }
 
 /** What giving a card a new schedule reads of it. */
@@ -230,6 +233,22 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       const asked = new Set(mediaIDs)
       const shown = await cards.find({ userID, media: { $in: [...mediaIDs] } }, { projection: { _id: 0, media: 1 }, session }).toArray()
       return new Set(shown.flatMap((card) => card.media ?? []).filter((mediaID) => asked.has(mediaID)))
+    },
+
+    /** The user's cards imported from notes of these guids. Index user_flashcard (its prefix). */
+    ofAnkiNotes (userID: string, guids: readonly string[]): Promise<Array<Pick<CardDocument, '_id' | 'flashcardID' | 'ankiGuid' | 'ankiOrd' | 'noteID'>>> {
+      if (guids.length === 0) return Promise.resolve([])
+      return cards.find({ userID, ankiGuid: { $in: [...guids] } }, { projection: { _id: 1, flashcardID: 1, ankiGuid: 1, ankiOrd: 1, noteID: 1 }, ...oneBatch(100_000), session }).toArray()
+    },
+
+    /** Gives the cards staged under `from` to the user; how many moved. Index user_flashcard (its prefix). */
+    async handOver (from: string, userID: string): Promise<number> {
+      return (await cards.updateMany({ userID: from }, { $set: { userID } }, inSession)).modifiedCount
+    },
+
+    /** Removes the cards staged under `owner`. */
+    async removeStaged (owner: string): Promise<number> {
+      return (await cards.deleteMany({ userID: owner }, inSession)).deletedCount
     },
 
     findById (userID: string, cardID: string): Promise<CardDocument | null> {

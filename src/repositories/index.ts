@@ -9,6 +9,7 @@ import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 import { mediaRepository, type MediaRepository } from './media.js'
 import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
+import { importsRepository, type ImportsRepository } from './imports.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -26,6 +27,8 @@ export interface Repositories {
   attempts: AttemptsRepository
   /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
   fitLeases: FitLeasesRepository
+  /** imports of Anki packages, and the content changes they stage */
+  imports: ImportsRepository
 }
 
 /** What the repositories of one instance keep between requests. */
@@ -49,6 +52,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     userData: userDataRepository(db, session),
     media: mediaRepository(db, session),
     attempts: attemptsRepository(db),
-    fitLeases: fitLeasesRepository(db)
+    fitLeases: fitLeasesRepository(db),
+    imports: importsRepository(db, session)
   }
 }

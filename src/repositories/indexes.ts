@@ -46,6 +46,14 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   'media.chunks': [
     { key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }
   ],
+  // imports of Anki packages: a user's by creation, and those whose instance stopped renewing them
+  imports: [
+    { key: { userID: 1, createdAt: 1 }, name: 'user_created' },
+    { key: { state: 1, until: 1 }, name: 'state_until' }
+  ],
+  importUpdates: [
+    { key: { importID: 1 }, name: 'import' }
+  ],
   // login and register attempt counters: removed an hour after their window closes
   attempts: [
     { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }

@@ -43,6 +43,8 @@ export interface ReviewDocument {
   /** the account's review count once this one was recorded: orders reviews of one instant */
   seq: number
   answer: StoredReviewAnswer
+  /** a review imported from Anki's log, by that import: never taken back by undo */
+  importID?: string
 }
 
 export function reviewsRepository (db: Db, session?: ClientSession) {
@@ -79,8 +81,10 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
      */
     async latest (userID: string, recentSince?: Date): Promise<ReviewDocument | null> {
       const latest = { sort: { reviewedAt: -1, seq: -1 }, session } as const
-      const recent = recentSince === undefined ? null : await reviews.findOne({ userID, reviewedAt: { $gte: recentSince } }, latest)
-      return recent ?? await reviews.findOne({ userID }, latest)
+      // reviews imported from Anki are history, not answers to take back
+      const own = { importID: { $exists: false } }
+      const recent = recentSince === undefined ? null : await reviews.findOne({ userID, reviewedAt: { $gte: recentSince }, ...own }, latest)
+      return recent ?? await reviews.findOne({ userID, ...own }, latest)
     },
 
     /**
@@ -110,6 +114,15 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
         session
       })
       for await (const document of documents) visitLoggedAnswer(document as unknown as Uint8Array, visit)
+    },
+
+    async insertImported (documents: ReviewDocument[]): Promise<void> {
+      if (documents.length > 0) await reviews.insertMany(documents, { ordered: false, session })
+    },
+
+    /** Removes the reviews an import wrote, for an import that is not kept. Index user_reviewedAt_seq (its prefix). */
+    async removeImported (userID: string, importID: string): Promise<number> {
+      return (await reviews.deleteMany({ userID, importID }, inSession)).deletedCount
     },
 
     /** Drops a review from the log; false when it was already gone. */

@@ -198,6 +198,12 @@ export function usersRepository (db: Db, session?: ClientSession) {
       return users.findOneAndUpdate({ _id: userID }, { $set: { scheduleFit: report, ...(adopted === undefined ? {} : { fsrsParameters: adopted }) } }, after)
     },
 
+    /** Adopts the FSRS parameters and desired retention an Anki collection's preset carries (an import). */
+    async adoptImportedSchedule (userID: string, parameters: number[] | undefined, desiredRetention: number | undefined): Promise<void> {
+      const set = { ...(parameters === undefined ? {} : { fsrsParameters: parameters }), ...(desiredRetention === undefined ? {} : { desiredRetention }) }
+      if (Object.keys(set).length > 0) await users.updateOne({ _id: userID }, { $set: set }, inSession)
+    },
+
     /** Schedules with the default parameters again; the account as it now is, or null when it is gone. */
     useDefaultParameters (userID: string): Promise<UserDocument | null> {
       return users.findOneAndUpdate({ _id: userID }, { $unset: { fsrsParameters: '' } }, after)

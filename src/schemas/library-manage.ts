@@ -60,7 +60,10 @@ export const CardDetails = Type.Object({
   ...CardContent,
   review_status: Type.String({ description: '"0.0" never reviewed, "0.N" learning step N, "D.0" in review every D days' }),
   last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar; the creation day for a card never reviewed' }),
-  due: Type.String({ description: 'ISO-8601 UTC instant' })
+  due: Type.String({ description: 'ISO-8601 UTC instant' }),
+  stability: Type.Optional(Type.String({ description: 'the card\'s memory stability in days (FSRS), as Anki\'s card info shows it; absent for a new card' })),
+  difficulty: Type.Optional(Type.String({ description: 'the card\'s difficulty, 1 to 10 (FSRS); absent for a new card' })),
+  retrievability: Type.Optional(Type.String({ description: 'the chance, 0 to 1, of recalling the card now (FSRS, with the user\'s parameters); absent for a new card' }))
 })
 
 export const Flashcard = Type.Object({

@@ -8,6 +8,7 @@ import type { Fitter } from '../fitting/fitter.js'
 import { statsService } from './stats.js'
 import { studyService } from './study.js'
 import { transferService } from './transfer.js'
+import { ankiImportService, type ImportRuntime, type ImportSettings } from './anki-import.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -15,7 +16,7 @@ export type { ServiceContext } from './context.js'
 export interface FittingContext { fitter: Fitter, settings: FittingSettings, instance: string }
 
 /** Every service, on one context. */
-export function createServices (context: ServiceContext, fitting: FittingContext) {
+export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings) {
   const library = libraryService(context)
   const media = mediaService(context)
   return {
@@ -26,7 +27,8 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     goals: goalsService(context),
     stats: statsService(context),
     media,
-    schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance)
+    schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance),
+    ankiImport: ankiImportService(context, imports, importSettings)
   }
 }
 

@@ -289,7 +289,7 @@ export function libraryService (context: ServiceContext) {
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id)))
+        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id), context.clock()))
       }
     },
 

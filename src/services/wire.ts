@@ -83,10 +83,35 @@ export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardCon
   return cards.map((card) => ({ ...leafOf(card, displayDay), content: cardContent(card, mediaUrl) }))
 }
 
+/** A decimal as a string with six significant digits, without trailing zeros. */
+function decimal (value: number): string {
+  return String(Number(value.toPrecision(6)))
+}
+
+/**
+ * A card's memory state as Anki's card info shows it: stability (days), difficulty, and the
+ * retrievability now, by FSRS-6's forgetting curve with the user's decay; none for a card never studied.
+ */
+export function memoryState (card: Pick<CardSchedule, 'stability' | 'difficulty' | 'lastReview'>, parameters: readonly number[] | undefined, now: Date) {
+  if (!(card.stability > 0) || card.lastReview === null) return {}
+  const decay = (parameters ?? DEFAULT_PARAMETERS)[20] ?? 0.5
+  const factor = Math.pow(0.9, -1 / decay) - 1
+  const elapsedDays = Math.max(0, (now.getTime() - card.lastReview.getTime()) / 86_400_000)
+  const retrievability = Math.pow(1 + factor * elapsedDays / card.stability, -decay)
+  return { stability: decimal(card.stability), difficulty: decimal(card.difficulty), retrievability: decimal(retrievability) }
+}
+
 /** A card with its content and where it stands, as get-flashcard and edit-card show it. */
-export function cardDetails (card: CardDocument, calendar: UserCalendar, mediaUrl: UserMediaUrl) {
-  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
-  return { cardID: card._id, ...cardContent(card, mediaUrl), review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+export function cardDetails (card: CardDocument, user: UserCalendar & { fsrsParameters?: readonly number[] }, mediaUrl: UserMediaUrl, now = new Date()) {
+  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, user)
+  return {
+    cardID: card._id,
+    ...cardContent(card, mediaUrl),
+    review_status: reviewStatus,
+    last_review: lastReview,
+    due: card.due.toISOString(),
+    ...memoryState(card, user.fsrsParameters, now)
+  }
 }
 
 /** FSRS weights as Anki shows them, four decimals. */

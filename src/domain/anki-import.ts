@@ -1,0 +1,287 @@
+// What an Anki collection becomes in a user's library: where each deck's cards go, what each card
+// shows, where it stands in its schedule and what its review history is. Pure: the collection, the
+// user's calendar and the media ids in, plain values out. The service (imports/) stores them.
+import { addDays as addLocalDays, dayOf, startOfDay, type LocalDay, type UserCalendar } from './calendar.js'
+import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiCollection, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry } from './anki/collection.js'
+import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
+import { fsrsParameters, fsrsReplayer, type MemoryState } from './anki/fsrs.js'
+import { decodeEntities, renderCard } from './anki/templates.js'
+import { CardState, newSchedule, type CardSchedule, type Rating } from './scheduling.js'
+
+/** Where a deck's own cards go: a flashcard of this name in the folder at this path. */
+export interface DeckPlacement {
+  folder: string[]
+  flashcardName: string
+}
+
+/**
+ * Decks `A::B::C` as folders under `target`: a deck with subdecks is a folder; a deck's own cards
+ * make a flashcard of its name, in its parent's folder, or in its own folder when it has subdecks
+ * (or would otherwise sit at the top, where only folders are). Only decks that hold cards get one.
+ */
+export function deckPlacements (decks: readonly AnkiDeck[], decksWithCards: ReadonlySet<number>, target: readonly string[]): Map<number, DeckPlacement> {
+  const key = (path: readonly string[]): string => path.join('\u001f')
+  const parents = new Set<string>()
+  for (const deck of decks) {
+    for (let length = 1; length < deck.path.length; length++) parents.add(key(deck.path.slice(0, length)))
+  }
+  const placements = new Map<number, DeckPlacement>()
+  for (const deck of decks) {
+    if (!decksWithCards.has(deck.id)) continue
+    const name = deck.path.at(-1) ?? 'Anki'
+    const ownFolder = parents.has(key(deck.path)) || (target.length === 0 && deck.path.length === 1)
+    placements.set(deck.id, {
+      folder: ownFolder ? [...target, ...deck.path] : [...target, ...deck.path.slice(0, -1)],
+      flashcardName: name
+    })
+  }
+  return placements
+}
+
+/** The deck a card belongs to: its home deck when it sits in a filtered one for a while. */
+export function homeDeckOf (card: AnkiCard): number {
+  return card.originalDeckId !== 0 ? card.originalDeckId : card.deckId
+}
+
+/** Anki's media references in field HTML: `<img src="...">` and `[sound:...]`. */
+const IMAGE_SOURCE = /(<img\b[^>]*?\ssrc\s*=\s*)("([^"]*)"|'([^']*)'|([^\s>"']+))/gi
+const SOUND = /\[sound:([^\]]+)\]/g
+
+/** The media names a field refers to, as the package's media map names them. */
+export function mediaNamesIn (html: string): string[] {
+  const names: string[] = []
+  for (const match of html.matchAll(IMAGE_SOURCE)) names.push(decodeEntities(match[3] ?? match[4] ?? match[5] ?? ''))
+  for (const match of html.matchAll(SOUND)) names.push(decodeEntities(match[1] ?? ''))
+  return names.filter((name) => name !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(name))
+}
+
+/**
+ * A field's HTML with each media reference made `media:<mediaID>` (a sound an audio element); a
+ * reference to media the package lacks is left as written, which the sanitizer drops. Counts the
+ * references it could not resolve in `missing`.
+ */
+export function withMediaIds (html: string, mediaIdOf: (name: string) => string | undefined, missing: Set<string>): string {
+  if (!html.includes('src') && !html.includes('[sound:')) return html
+  const resolve = (raw: string): string | undefined => {
+    const name = decodeEntities(raw)
+    const id = mediaIdOf(name) ?? mediaIdOf(safeDecodeURI(name))
+    if (id === undefined && !/^[a-z][a-z0-9+.-]*:/i.test(name)) missing.add(name)
+    return id
+  }
+  return html
+    .replace(IMAGE_SOURCE, (whole, start: string, _quoted, double?: string, single?: string, bare?: string) => {
+      const id = resolve(double ?? single ?? bare ?? '')
+      return id === undefined ? whole : `${start}"media:${id}"`
+    })
+    .replace(SOUND, (whole, name: string) => {
+      const id = resolve(name)
+      return id === undefined ? whole : `<audio src="media:${id}"></audio>`
+    })
+}
+
+function safeDecodeURI (text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** What a card shows: the sides of a front-and-back card, or a cloze note's text and back extra. */
+export type ImportedContent =
+  | { kind: 'basic', front: string, back: string }
+  | { kind: 'cloze', cloze: string, back: string, clozeNumber: number }
+
+const ANSWER_RULE = /<hr\s+id\s*=\s*["']?answer["']?\s*\/?>/i
+const TYPE_ANSWER = /\[\[type:[^\]]*\]\]/g
+
+/** The field a cloze note type asks about: the first `{{cloze:Field}}` of its question. */
+function clozeFieldOf (notetype: AnkiNotetype): string | undefined {
+  const format = notetype.templates[0]?.questionFormat ?? ''
+  return /\{\{\s*(?:[^}:]*:)*cloze:([^}]+?)\s*\}\}/.exec(format)?.[1]
+}
+
+/**
+ * A card's content, rendered as Anki renders it: a cloze card as a cloze note (its text and the other
+ * fields its answer shows) so that its siblings share it; any other card through its template, the
+ * answer less the question Anki repeats above `<hr id=answer>`. Fields hold `media:<mediaID>` already.
+ */
+export function cardContentOf (card: AnkiCard, note: AnkiNote, notetype: AnkiNotetype, fields: readonly string[], deckName: string): ImportedContent {
+  const fieldNames = [...notetype.fields].sort((a, b) => a.ord - b.ord).map((field) => field.name)
+  if (notetype.cloze) {
+    const clozeField = clozeFieldOf(notetype)
+    const index = clozeField === undefined ? 0 : Math.max(0, fieldNames.indexOf(clozeField))
+    const answerFormat = notetype.templates[0]?.answerFormat ?? ''
+    const extras = fieldNames
+      .map((name, position) => ({ name, value: fields[position] ?? '' }))
+      .filter(({ name, value }, position) => position !== index && value.trim() !== '' && answerFormat.includes(name))
+      .map(({ value }) => value)
+    return { kind: 'cloze', cloze: fields[index] ?? '', back: extras.join('<br>'), clozeNumber: card.ord + 1 }
+  }
+  const template = notetype.templates.find((candidate) => candidate.ord === card.ord) ?? notetype.templates[0]
+  const rendered = renderCard({
+    fieldNames,
+    fieldValues: [...fields],
+    questionFormat: template?.questionFormat ?? '',
+    answerFormat: template?.answerFormat ?? '',
+    cloze: false,
+    cardOrd: card.ord,
+    tags: note.tags,
+    notetypeName: notetype.name,
+    deckName,
+    templateName: template?.name ?? '',
+    flags: card.flags,
+    cardId: card.id
+  })
+  const answer = rendered.answer.split(ANSWER_RULE)
+  const back = answer.length > 1 ? answer.slice(1).join('') : rendered.answer
+  return { kind: 'basic', front: rendered.question.replace(TYPE_ANSWER, '').trim(), back: back.replace(TYPE_ANSWER, '').trim() }
+}
+
+/**
+ * Where an Anki card stands besides its schedule: suspended, buried. Kept in this one function so
+ * that the card model's own standing (suspension, burial) is wired here when it lands.
+ */
+export interface CardStanding {
+  suspended: boolean
+  /** buried by the user or as a sibling: until the next day */
+  buried: boolean
+}
+
+export function standingOf (card: AnkiCard): CardStanding {
+  return {
+    suspended: card.queue === CARD_QUEUE.suspended,
+    buried: card.queue === CARD_QUEUE.userBuried || card.queue === CARD_QUEUE.schedBuried
+  }
+}
+
+/** The preset a deck uses: its own, or the collection's default (id 1). */
+export function presetOf (collection: AnkiCollection, deckId: number): AnkiDeckConfig | undefined {
+  const deck = collection.decks.find((candidate) => candidate.id === deckId)
+  return collection.deckConfigs.find((config) => config.id === deck?.configId) ??
+    collection.deckConfigs.find((config) => config.id === 1) ?? collection.deckConfigs[0]
+}
+
+/** The FSRS parameters a preset carries, as 21 FSRS-6 weights; undefined when it carries none (FSRS's defaults) or unusable ones. */
+export function presetParameters (preset: AnkiDeckConfig | undefined): number[] | undefined {
+  if (preset === undefined || preset.fsrsParams.length === 0) return undefined
+  return fsrsParameters(preset.fsrsParams)
+}
+
+const RATINGS: readonly Rating[] = ['again', 'hard', 'good', 'easy']
+
+/** A revlog row's kind as the state the card was in before it. */
+function stateBefore (entry: AnkiRevlogEntry, first: boolean): CardState {
+  if (entry.kind === REVLOG_KIND.learning) return first ? CardState.New : CardState.Learning
+  if (entry.kind === REVLOG_KIND.relearning) return CardState.Relearning
+  return CardState.Review
+}
+
+/** One row of Anki's review log as the user's review log keeps it. */
+export interface ImportedReview {
+  /** the row's id (its time in ms), unique in the collection */
+  revlogId: number
+  rating: Rating
+  reviewedAt: Date
+  day: LocalDay
+  wasNew: boolean
+  stateBefore: CardState
+  stateAfter: CardState
+  /** Anki's interval after the review: days if positive, seconds if negative */
+  interval: number
+  takenMs: number
+}
+
+/** The graded rows of a card's log (manual changes have no button and are no reviews), oldest first. */
+export function importedReviews (entries: readonly AnkiRevlogEntry[], calendar: UserCalendar): ImportedReview[] {
+  const reviews: ImportedReview[] = []
+  for (const entry of entries) {
+    if (entry.button < 1 || entry.button > 4) continue
+    const reviewedAt = new Date(entry.id)
+    const before = stateBefore(entry, reviews.length === 0)
+    const after = entry.button === 1 && before === CardState.Review
+      ? CardState.Relearning
+      : entry.interval < 0 ? (before === CardState.Relearning ? CardState.Relearning : CardState.Learning) : CardState.Review
+    reviews.push({
+      revlogId: entry.id,
+      rating: RATINGS[entry.button - 1] as Rating,
+      reviewedAt,
+      day: dayOf(reviewedAt, calendar),
+      wasNew: before === CardState.New,
+      stateBefore: before,
+      stateAfter: after,
+      interval: entry.interval,
+      takenMs: entry.takenMs
+    })
+  }
+  return reviews
+}
+
+const DAY_MS = 86_400_000
+
+/** How a collection's cards are scheduled in the user's calendar. */
+export interface SchedulingContext {
+  collection: AnkiCollection
+  calendar: UserCalendar
+  now: Date
+  /** the user's offset from UTC now, minutes west: where a collection recorded none */
+  userOffsetMinutesWest: number
+}
+
+/**
+ * The schedules of a collection's cards: memory states replayed from each card's history with its
+ * preset's parameters and the collection's day rollover (as Anki computes them), due on the calendar
+ * day Anki shows, in the user's calendar.
+ */
+export function cardScheduler ({ collection, calendar, now, userOffsetMinutesWest }: SchedulingContext) {
+  const offset = collectionOffsetMinutesWest(collection.timing, userOffsetMinutesWest)
+  const nextDay = nextDayAt(now.getTime() / 1000, offset, collection.timing.rolloverHour ?? 4)
+  const replayers = new Map<number, ReturnType<typeof fsrsReplayer> | null>()
+  const replayerOf = (deckId: number) => {
+    let replayer = replayers.get(deckId)
+    if (replayer === undefined) {
+      const preset = presetOf(collection, deckId)
+      try {
+        replayer = fsrsReplayer({
+          params: preset?.fsrsParams ?? [],
+          historicalRetention: preset?.historicalRetention ?? 0.9,
+          ignoreRevlogsBeforeDate: preset?.ignoreRevlogsBeforeDate ?? '',
+          nextDayAt: nextDay
+        })
+      } catch {
+        // parameters of a length FSRS does not take: FSRS's defaults
+        replayer = fsrsReplayer({ params: [], historicalRetention: preset?.historicalRetention ?? 0.9, nextDayAt: nextDay })
+      }
+      replayers.set(deckId, replayer)
+    }
+    return replayer as ReturnType<typeof fsrsReplayer>
+  }
+
+  /** The card's schedule; `reviews` are its imported reviews, oldest first. */
+  return (card: AnkiCard, entries: readonly AnkiRevlogEntry[], reviews: readonly ImportedReview[]): CardSchedule => {
+    if (card.type === CARD_TYPE.new) return newSchedule(now)
+    const memory: MemoryState | undefined = replayerOf(homeDeckOf(card)).memoryStateOf(card, entries)
+    const last = reviews.at(-1)
+    const due = cardDue(card, collection.timing, userOffsetMinutesWest)
+    let dueAt: Date
+    if (due.kind === 'instant') dueAt = new Date(due.epochSeconds * 1000)
+    else if (due.kind === 'day') dueAt = startOfDay(due.day, calendar)
+    else dueAt = now
+    const lastReview = last?.reviewedAt ??
+      (card.lastReviewTime !== undefined ? new Date(card.lastReviewTime * 1000) : null) ??
+      (due.kind === 'day' ? startOfDay(addLocalDays(due.day, -Math.max(1, card.interval)), calendar) : null)
+    const state = card.type === CARD_TYPE.learning ? CardState.Learning : card.type === CARD_TYPE.relearning ? CardState.Relearning : CardState.Review
+    return {
+      state,
+      due: dueAt,
+      stability: memory?.stability ?? 0,
+      difficulty: memory?.difficulty ?? 0,
+      elapsedDays: lastReview === null ? 0 : Math.max(0, Math.floor((now.getTime() - lastReview.getTime()) / DAY_MS)),
+      scheduledDays: state === CardState.Review ? Math.max(1, card.interval) : 0,
+      learningSteps: 0,
+      reps: card.reps,
+      lapses: card.lapses,
+      lastReview
+    }
+  }
+}

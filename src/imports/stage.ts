@@ -1,0 +1,352 @@
+// The staging of an Anki import, run in the import worker (worker.ts): the package read, its media
+// written into GridFS as files no record holds (removed by the sweep unless the import is kept),
+// its new cards stored under the import's own owner (stagingOwner: no query of the user finds them),
+// its reviews written to the user's log marked with the import (nothing the user sees reads them
+// before the import's day counts are kept), and content changes of cards the user has staged aside.
+// What makes all of it visible is the plan returned, applied in one step (services/anki-import.ts).
+import { createHash } from 'node:crypto'
+import type { Db } from 'mongodb'
+import { loadSqlEngine, readAnkiPackageFile } from '../anki/package-file.js'
+import { cardContentOf, cardScheduler, deckPlacements, homeDeckOf, importedReviews, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
+import type { AnkiCard, AnkiCollection, AnkiNote } from '../domain/anki/collection.js'
+import type { UserCalendar } from '../domain/calendar.js'
+import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
+import { newId } from '../domain/ids.js'
+import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
+import { quotaText, type Quotas } from '../domain/quotas.js'
+import { Refusal } from '../domain/refusals.js'
+import { CardState, newSchedule, type CardSchedule } from '../domain/scheduling.js'
+import type { CardDocument } from '../repositories/cards.js'
+import { repositoriesOf } from '../repositories/index.js'
+import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
+import { newFileId } from '../repositories/media.js'
+import type { ReviewDocument } from '../repositories/reviews.js'
+import { storedContent } from '../services/library.js'
+import { sniffedType } from '../services/media.js'
+
+export interface StageJob {
+  importID: string
+  userID: string
+  /** the package, saved whole */
+  path: string
+  folder: string[]
+  withScheduling: boolean
+  calendar: UserCalendar
+  /** epoch ms: the import's "now" */
+  now: number
+  quotas: Quotas
+  /** a staged media file no record took is removed from then on (epoch ms) */
+  removeUnkeptMediaAt: number
+}
+
+export interface StageProgress {
+  (percent: number, counts: ImportCounts): Promise<void>
+}
+
+export interface StagedImport {
+  plan: ImportPlan
+  counts: ImportCounts
+  warnings: string[]
+}
+
+const CARD_BATCH = 2000
+const REVIEW_BATCH = 10_000
+
+function byteCount (bytes: number): string {
+  return `${bytes.toLocaleString('en')} byte${bytes === 1 ? '' : 's'}`
+}
+
+/** Minutes west of UTC of a zone at an instant, as Anki counts offsets. */
+function offsetMinutesWest (timezone: string, at: Date): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(at)
+  const value = (type: string): number => Number(parts.find((part) => part.type === type)?.value ?? 0)
+  const local = Date.UTC(value('year'), value('month') - 1, value('day'), value('hour'), value('minute'), value('second'))
+  return Math.round((Math.floor(at.getTime() / 1000) * 1000 - local) / 60_000)
+}
+
+/** The schedule an imported review leaves behind, as far as the log keeps it: its state. */
+function loggedSchedule (state: CardState, at: Date): CardSchedule {
+  return { state, due: at, stability: 0, difficulty: 0, elapsedDays: 0, scheduledDays: 0, learningSteps: 0, reps: 0, lapses: 0, lastReview: null }
+}
+
+/**
+ * Stages an import (see the top of this file) and answers its plan. Throws a Refusal or an
+ * AnkiImportError for a package refused; what was staged before then is the caller's to clean away
+ * (cleanStaged), as is everything staged when the plan is never applied.
+ */
+export async function stageImport (db: Db, job: StageJob, progress: StageProgress): Promise<StagedImport> {
+  const repositories = repositoriesOf(db)
+  const { userID, importID, calendar } = job
+  const now = new Date(job.now)
+  const owner = stagingOwner(importID)
+  const warnings: string[] = []
+  const counts: ImportCounts = { cards: 0, notes: 0, reviews: 0, media: 0 }
+
+  const [tree, usage] = await Promise.all([repositories.trees.read(userID), repositories.users.usageOf(userID)])
+  let referenced = new Set<string>()
+  let collectionRead: AnkiCollection | undefined
+  const mediaIDs = new Map<string, string>()
+  const bySha = new Map<string, string>()
+  const planned: PlannedMedia[] = []
+  const skipped: string[] = []
+
+  const pkg = await readAnkiPackageFile(job.path, {
+    sql: await loadSqlEngine(),
+    onCollection: (collection) => {
+      collectionRead = collection
+      const room = job.quotas.cards - (usage?.cards ?? 0)
+      if (collection.cards.length > room) {
+        throw new Refusal('quota_exceeded', `the package holds ${collection.cards.length.toLocaleString('en')} cards, and the account's quota of ${quotaText('cards', job.quotas)} has room for ${Math.max(0, room).toLocaleString('en')} more: delete some cards first, or import a smaller deck`)
+      }
+      referenced = new Set(collection.notes.flatMap((note) => note.fields.flatMap(mediaNamesIn)))
+    },
+    onMedia: async ({ name, bytes }) => {
+      if (!referenced.has(name)) return
+      if (bytes.byteLength > MAX_MEDIA_BYTES) {
+        skipped.push(`${name} (larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB)`)
+        return
+      }
+      let contentType: string
+      try {
+        contentType = await sniffedType(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SNIFF_BYTES)))
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error
+        skipped.push(`${name} (not an image or sound the service keeps)`)
+        return
+      }
+      const sha256 = createHash('sha256').update(bytes).digest('hex')
+      const known = bySha.get(sha256)
+      if (known !== undefined) {
+        mediaIDs.set(name, known)
+        return
+      }
+      const held = await repositories.media.findByHash(userID, sha256)
+      if (held !== null) {
+        bySha.set(sha256, held._id)
+        mediaIDs.set(name, held._id)
+        return
+      }
+      const fileId = newFileId()
+      await repositories.media.expectUpload(fileId, new Date(job.removeUnkeptMediaAt))
+      const writer = repositories.media.openUpload(fileId, newId())
+      await writer.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+      await writer.finish()
+      const mediaID = newId()
+      planned.push({ mediaID, fileId, sha256, bytes: bytes.byteLength, contentType })
+      bySha.set(sha256, mediaID)
+      mediaIDs.set(name, mediaID)
+    }
+  })
+  const collection = collectionRead ?? pkg.collection
+  if (skipped.length > 0) warnings.push(`${skipped.length} media file${skipped.length === 1 ? ' was' : 's were'} left out: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}`)
+  const mediaBytes = planned.reduce((sum, file) => sum + file.bytes, 0)
+  const mediaRoom = job.quotas.mediaBytes - (usage?.mediaBytes ?? 0)
+  if (mediaBytes > mediaRoom) {
+    throw new Refusal('quota_exceeded', `the package's media take ${byteCount(mediaBytes)} that the account does not hold yet, and its quota of ${quotaText('mediaBytes', job.quotas)} ` +
+      `has room for ${byteCount(Math.max(0, mediaRoom))} more: delete at least ${byteCount(mediaBytes - Math.max(0, mediaRoom))} of media first, or import without them`)
+  }
+  counts.media = mediaIDs.size
+  await progress(10, counts)
+
+  // notes the user has from an earlier import, by guid: their cards are updated, not added
+  const notes = new Map(collection.notes.map((note) => [note.id, note]))
+  const existing = new Map<string, Map<number, { _id: string, flashcardID: string, noteID?: string }>>()
+  for (const card of await repositories.cards.ofAnkiNotes(userID, collection.notes.map((note) => note.guid))) {
+    let byOrd = existing.get(card.ankiGuid as string)
+    if (byOrd === undefined) existing.set(card.ankiGuid as string, byOrd = new Map())
+    byOrd.set(card.ankiOrd as number, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
+  }
+
+  // where the decks go: checked on a copy of the tree now, made for real when the plan is applied
+  const fresh = collection.cards.filter((card) => existing.get(notes.get(card.noteId)?.guid ?? '')?.has(card.ord) !== true)
+  const placements = deckPlacements(collection.decks, new Set(fresh.map(homeDeckOf)), job.folder)
+  if (job.folder.length > 0 && folderAtPath(tree, job.folder) === null) {
+    throw new Refusal('folder_not_found', `no folder ${JSON.stringify(job.folder)}: create it first with create-folder, or import without a folder`)
+  }
+  const trial: LibraryTree = structuredClone({ folders: tree.folders })
+  const flashcards: PlannedFlashcard[] = []
+  const flashcardOfDeck = new Map<number, string>()
+  const flashcardAt = new Map<string, string>()
+  for (const [deckId, placement] of placements) {
+    const at = JSON.stringify([...placement.folder, placement.flashcardName])
+    let flashcardID = flashcardAt.get(at)
+    if (flashcardID === undefined) {
+      createFolderPath(trial, placement.folder, newId)
+      const found = folderAtPath(trial, placement.folder)?.flashcards.find((flashcard) => flashcard.name === placement.flashcardName)
+      flashcardID = found?.id ?? newId()
+      if (found === undefined) addFlashcard(trial, placement.folder, { id: flashcardID, name: placement.flashcardName, description: '' })
+      flashcards.push({ flashcardID, folder: placement.folder, name: placement.flashcardName, existing: found !== undefined })
+      flashcardAt.set(at, flashcardID)
+    }
+    flashcardOfDeck.set(deckId, flashcardID)
+  }
+
+  const deckNames = new Map(collection.decks.map((deck) => [deck.id, deck.path.join('::')]))
+  const notetypes = new Map(collection.notetypes.map((notetype) => [notetype.id, notetype]))
+  const schedule = cardScheduler({ collection, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
+  const missingMedia = new Set<string>()
+  const cardsOfNote = new Map<number, AnkiCard[]>()
+  for (const card of collection.cards) {
+    let list = cardsOfNote.get(card.noteId)
+    if (list === undefined) cardsOfNote.set(card.noteId, list = [])
+    list.push(card)
+  }
+  // new cards in Anki's new-card order first, then the others as Anki lists them
+  const newOrder = new Map([...collection.cards].filter((card) => card.type === 0).sort((a, b) => a.due - b.due || a.id - b.id).map((card, index) => [card.id, index]))
+
+  const activity = new Map<string, number>()
+  let cardBatch: CardDocument[] = []
+  let reviewBatch: ReviewDocument[] = []
+  let updateBatch: StagedUpdateDocument[] = []
+  let staged = 0
+  let updated = 0
+  let suspended = 0
+  let buried = 0
+  let firstNew: ImportPlan['firstNew']
+  let firstDue: Date | undefined
+  const flush = async (force: boolean): Promise<void> => {
+    if (cardBatch.length >= CARD_BATCH || (force && cardBatch.length > 0)) {
+      await repositories.cards.insertMany(cardBatch)
+      cardBatch = []
+    }
+    if (reviewBatch.length >= REVIEW_BATCH || (force && reviewBatch.length > 0)) {
+      await repositories.reviews.insertImported(reviewBatch)
+      reviewBatch = []
+    }
+    if (updateBatch.length >= CARD_BATCH || (force && updateBatch.length > 0)) {
+      await repositories.imports.stageUpdates(updateBatch)
+      updateBatch = []
+    }
+  }
+
+  const base = job.now * 1000
+  let done = 0
+  let lastReported = 0
+  for (const [noteId, noteCards] of cardsOfNote) {
+    const note = notes.get(noteId) as AnkiNote | undefined
+    const notetype = note === undefined ? undefined : notetypes.get(note.notetypeId)
+    if (note === undefined || notetype === undefined) {
+      warnings.push(`${noteCards.length} card${noteCards.length === 1 ? '' : 's'} of a note or note type the collection lacks ${noteCards.length === 1 ? 'was' : 'were'} left out`)
+      continue
+    }
+    counts.notes += 1
+    const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
+    const matched = existing.get(note.guid)
+    const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
+    for (const card of noteCards) {
+      const content = cardContentOf(card, note, notetype, fields, deckNames.get(homeDeckOf(card)) ?? '')
+      const stored = content.kind === 'cloze'
+        ? storedContent(content.cloze, content.back, 'html', content.clozeNumber)
+        : storedContent(content.front, content.back, 'html')
+      const standing = standingOf(card)
+      if (standing.suspended) suspended++
+      if (standing.buried) buried++
+      const earlier = matched?.get(card.ord)
+      counts.cards += 1
+      if (earlier !== undefined) {
+        const { html, media, ...rest } = stored
+        updateBatch.push({
+          _id: newId(),
+          importID,
+          userID,
+          cardID: earlier._id,
+          flashcardID: earlier.flashcardID,
+          content: { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
+          unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
+        })
+        updated++
+        continue
+      }
+      const flashcardID = flashcardOfDeck.get(homeDeckOf(card)) as string
+      const cardID = newId()
+      const entries = job.withScheduling ? collection.revlog.entriesOf(card.id) : []
+      const reviews = importedReviews(entries, calendar)
+      const cardSchedule = job.withScheduling ? schedule(card, entries, reviews) : newSchedule(now)
+      const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
+      const isNew = cardSchedule.state === CardState.New
+      cardBatch.push({
+        _id: cardID,
+        userID: owner,
+        flashcardID,
+        ...stored,
+        ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
+        ...cardSchedule,
+        isNew,
+        createdOrder,
+        createdAt: now,
+        version: 0,
+        lastReviewID: null,
+        ankiGuid: note.guid,
+        ankiOrd: card.ord
+      })
+      staged++
+      if (isNew) {
+        if (firstNew === undefined || createdOrder < firstNew.createdOrder) firstNew = { due: cardSchedule.due, createdOrder }
+      } else if (firstDue === undefined || cardSchedule.due < firstDue) {
+        firstDue = cardSchedule.due
+      }
+      for (const review of reviews) {
+        reviewBatch.push({
+          _id: newId(),
+          userID,
+          reviewID: `anki:${importID}:${review.revlogId}:${card.id}`,
+          cardID,
+          flashcardID,
+          rating: review.rating,
+          reviewedAt: review.reviewedAt,
+          day: review.day,
+          wasNew: review.wasNew,
+          before: loggedSchedule(review.stateBefore, review.reviewedAt),
+          after: loggedSchedule(review.stateAfter, review.reviewedAt),
+          xp: 0,
+          seq: 0,
+          answer: { cardID, review_status: '', last_review: '', due: '', xp_gained: '0', total_xp: '0' },
+          importID
+        })
+        activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
+        counts.reviews += 1
+      }
+      done++
+    }
+    await flush(false)
+    const percent = 10 + Math.floor(85 * counts.cards / Math.max(1, collection.cards.length))
+    if (percent > lastReported) {
+      lastReported = percent
+      await progress(percent, counts)
+    }
+  }
+  await flush(true)
+
+  if (missingMedia.size > 0) warnings.push(`${missingMedia.size} media file${missingMedia.size === 1 ? '' : 's'} the notes show ${missingMedia.size === 1 ? 'is' : 'are'} not in the package: ${[...missingMedia].slice(0, 10).join(', ')}`)
+  if (suspended > 0) warnings.push(`${suspended} card${suspended === 1 ? ' was' : 's were'} suspended in Anki`)
+  if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki`)
+  if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes imported before ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
+
+  // the preset most cards use: its parameters and desired retention become the user's
+  let parameters: number[] | undefined
+  let desiredRetention: number | undefined
+  if (job.withScheduling && collection.cards.length > 0) {
+    const uses = new Map<number, number>()
+    for (const card of collection.cards) {
+      const preset = presetOf(collection, homeDeckOf(card))
+      if (preset !== undefined) uses.set(preset.id, (uses.get(preset.id) ?? 0) + 1)
+    }
+    const main = [...uses].sort((a, b) => b[1] - a[1])[0]
+    const preset = collection.deckConfigs.find((config) => config.id === main?.[0])
+    parameters = presetParameters(preset)
+    if (preset !== undefined && preset.desiredRetention > 0 && preset.desiredRetention < 1) desiredRetention = preset.desiredRetention
+  }
+
+  const plan: ImportPlan = {
+    flashcards,
+    media: planned,
+    cards: staged,
+    updated,
+    activity: [...activity].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([day, reviews]) => ({ day, reviews })),
+    ...(parameters === undefined ? {} : { parameters }),
+    ...(desiredRetention === undefined ? {} : { desiredRetention }),
+    ...(firstNew === undefined ? {} : { firstNew }),
+    ...(firstDue === undefined ? {} : { firstDue })
+  }
+  return { plan, counts, warnings }
+}

@@ -1,0 +1,136 @@
+import type { ClientSession, Db, ObjectId } from 'mongodb'
+import type { LocalDay } from '../domain/calendar.js'
+
+/** Where an import of an Anki package stands: `committing` is shown as running. */
+export type ImportState = 'queued' | 'running' | 'committing' | 'done' | 'failed'
+
+/** A flashcard an import puts cards in: one it adds, or one the user has (found by folder and name). */
+export interface PlannedFlashcard {
+  flashcardID: string
+  folder: string[]
+  name: string
+  existing: boolean
+}
+
+/** A media file an import wrote into GridFS, to be recorded under this id when the import is kept. */
+export interface PlannedMedia {
+  mediaID: string
+  fileId: ObjectId
+  sha256: string
+  bytes: number
+  contentType: string
+}
+
+/** What an import makes visible in one step, once its cards and reviews are staged. */
+export interface ImportPlan {
+  flashcards: PlannedFlashcard[]
+  media: PlannedMedia[]
+  /** new cards staged under the import's owner */
+  cards: number
+  /** cards of notes the user has already (matched by guid) whose content is replaced */
+  updated: number
+  /** imported reviews by the user's day */
+  activity: Array<{ day: LocalDay, reviews: number }>
+  /** the FSRS parameters and desired retention of the collection's main preset, adopted by the user */
+  parameters?: number[]
+  desiredRetention?: number
+  firstNew?: { due: Date, createdOrder: number }
+  firstDue?: Date
+}
+
+export interface ImportCounts { cards: number, notes: number, reviews: number, media: number }
+
+export interface ImportDocument {
+  _id: string
+  userID: string
+  state: ImportState
+  percent: number
+  counts: ImportCounts
+  warnings: string[]
+  error?: { code: string, message: string }
+  /** how the import ended after a restart: finished, or cleaned away */
+  recovered?: 'finished' | 'cleaned'
+  request: { folder: string[], withScheduling: boolean, fileName: string, path: string }
+  /** the instance running it, and until when it holds the import without renewing */
+  holder: string
+  until: Date
+  plan?: ImportPlan
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** A content change of a card the user has, staged until the import is kept. */
+export interface StagedUpdateDocument {
+  _id: string
+  importID: string
+  userID: string
+  cardID: string
+  flashcardID: string
+  content: Record<string, unknown>
+  unset: string[]
+}
+
+/** The owner staged cards carry until their import is kept: no user's queries find them. */
+export function stagingOwner (importID: string): string {
+  return `anki-import:${importID}`
+}
+
+export function importsRepository (db: Db, session?: ClientSession) {
+  const imports = db.collection<ImportDocument>('imports')
+  const updates = db.collection<StagedUpdateDocument>('importUpdates')
+  const inSession = { session }
+  return {
+    async insert (document: ImportDocument): Promise<void> {
+      await imports.insertOne(document, inSession)
+    },
+
+    /** The user's import; null when it is not theirs. */
+    findOwned (userID: string, importID: string): Promise<ImportDocument | null> {
+      return imports.findOne({ _id: importID, userID }, inSession)
+    },
+
+    findById (importID: string): Promise<ImportDocument | null> {
+      return imports.findOne({ _id: importID }, inSession)
+    },
+
+    /** Changes an import while `holder` holds it; false when another instance took it over. */
+    async update (importID: string, holder: string, changes: Partial<ImportDocument>): Promise<boolean> {
+      return (await imports.updateOne({ _id: importID, holder }, { $set: { ...changes, updatedAt: new Date() } }, inSession)).matchedCount === 1
+    },
+
+    /** Imports not finished whose holder has not renewed them by `now`. Index state_until. */
+    abandoned (now: Date): Promise<ImportDocument[]> {
+      return imports.find({ state: { $in: ['queued', 'running', 'committing'] }, until: { $lt: now } }, inSession).toArray()
+    },
+
+    /** Takes an abandoned import over; false when another instance did first. */
+    async takeOver (document: ImportDocument, holder: string, until: Date): Promise<boolean> {
+      const result = await imports.updateOne({ _id: document._id, holder: document.holder, until: document.until }, { $set: { holder, until } }, inSession)
+      return result.matchedCount === 1
+    },
+
+    /** The user's imports running or waiting. Index user_created. */
+    unfinishedOf (userID: string): Promise<ImportDocument[]> {
+      return imports.find({ userID, state: { $in: ['queued', 'running', 'committing'] } }, inSession).toArray()
+    },
+
+    async stageUpdates (documents: StagedUpdateDocument[]): Promise<void> {
+      if (documents.length > 0) await updates.insertMany(documents, { ordered: false, session })
+    },
+
+    stagedUpdates (importID: string): Promise<StagedUpdateDocument[]> {
+      return updates.find({ importID }, inSession).toArray()
+    },
+
+    async dropStagedUpdates (importID: string): Promise<void> {
+      await updates.deleteMany({ importID }, inSession)
+    },
+
+    async removeOf (userID: string): Promise<void> {
+      await imports.deleteMany({ userID }, inSession)
+      await updates.deleteMany({ userID }, inSession)
+    }
+  }
+}
+
+export type ImportsRepository = ReturnType<typeof importsRepository>

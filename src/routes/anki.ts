@@ -1,0 +1,119 @@
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Value } from '@sinclair/typebox/value'
+import { invalidToken, Refusal } from '../domain/refusals.js'
+import { ImportAnkiFields, ImportAnkiForm, ImportStarted, ImportStatus, ImportStatusBody } from '../schemas/anki.js'
+import { refusals } from '../schemas/common.js'
+import { importStatus } from '../services/anki-import.js'
+
+/** Room in a form for what is not the file: the fields, and the parts' headers and boundaries. */
+const FORM_ALLOWANCE = 512 * 1024
+
+function invalidForm (problem: string): Refusal {
+  return new Refusal('invalid_upload', `${problem}: send multipart/form-data with the field jwtToken first, then the fields folder (one per name, or none) and withScheduling (optional), then the .apkg or .colpkg file`)
+}
+
+/** What the multipart reader raises, as a refusal: a form that breaks the limits or cannot be read is the client's. */
+function formRefusal (error: unknown): unknown {
+  if (error instanceof Refusal || !(error instanceof Error)) return error
+  const code = (error as { code?: string }).code ?? ''
+  if (['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) return invalidForm('the form holds more fields or files than an import takes')
+  if (code === 'FST_PROTO_VIOLATION') return invalidForm('the form has a part named after a property of every object')
+  if (code === '' || code.startsWith('FST_')) return invalidForm(`the form could not be read (${error.message})`)
+  return error
+}
+
+function importFields (fields: { folder: string[], withScheduling?: string }): ImportAnkiFields {
+  if (fields.withScheduling !== undefined && fields.withScheduling !== 'true' && fields.withScheduling !== 'false') {
+    throw new Refusal('invalid_field', `withScheduling: send true or false, not ${JSON.stringify(fields.withScheduling.slice(0, 20))}`)
+  }
+  const checked = { folder: fields.folder, withScheduling: fields.withScheduling !== 'false' }
+  const first = Value.Errors(ImportAnkiFields, checked).First()
+  if (first !== undefined) {
+    const field = first.path.slice(1).replaceAll('/', '.') || 'the form'
+    throw new Refusal('invalid_field', `${field}: ${first.message}; send one field folder for each name of an existing folder's path, or none`)
+  }
+  return checked
+}
+
+const anki: FastifyPluginAsyncTypebox = async (app) => {
+  const { ankiImport } = app.services
+
+  app.post('/get-import-status', {
+    schema: {
+      summary: 'Where an import of an Anki package stands',
+      description: 'state queued, running, done or failed, with how far it is and what it counted; a failed import says why (code and error) and kept nothing.',
+      tags: ['anki'],
+      body: ImportStatusBody,
+      response: { 200: ImportStatus, ...refusals(404) }
+    }
+  }, async (request) => importStatus(await ankiImport.status(request.account._id, request.body.importID)))
+
+  await app.register(async (uploads) => {
+    const maxBytes = app.importSettings.maxPackageBytes
+    await uploads.register(multipart, {
+      throwFileSizeLimit: false,
+      limits: { fileSize: maxBytes + 1, files: 1, fields: 30, parts: 31, fieldSize: 8 * 1024, headerPairs: 20 }
+    })
+
+    uploads.addHook('preParsing', async (request) => {
+      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+      if (type !== 'multipart/form-data') {
+        throw new Refusal('unsupported_content_type', 'import-anki takes multipart/form-data: the field jwtToken, the fields folder and withScheduling, then the .apkg or .colpkg file')
+      }
+      if (Number(request.headers['content-length'] ?? 0) > maxBytes + FORM_ALLOWANCE) {
+        throw new Refusal('archive_too_large', `the upload is larger than ${maxBytes / 1024 / 1024} MiB, the most one package may hold: export the decks in several packages`)
+      }
+    })
+
+    uploads.post('/import-anki', {
+      config: { public: true },
+      validatorCompiler: () => () => true,
+      schema: {
+        summary: 'Import an Anki package (.apkg or .colpkg) in the background',
+        description: 'multipart/form-data: jwtToken, then folder (optional, repeated) and withScheduling (optional, default true), then the file (at most 1 GiB). ' +
+          'Answers 202 with an importID as soon as the file is saved; get-import-status follows the import. All of an import becomes visible at once, or nothing of it. ' +
+          'Decks A::B::C become nested folders, each deck\'s own cards a flashcard; note types and templates are rendered as Anki renders them; media, tags, ' +
+          'schedules, memory states and the review history come over; a note imported before (same guid) is updated rather than added again.',
+        tags: ['anki'],
+        consumes: ['multipart/form-data'],
+        body: ImportAnkiForm,
+        response: { 202: ImportStarted, ...refusals(401, 404) }
+      }
+    }, async (request, reply) => {
+      try {
+        const parts = request.parts()[Symbol.asyncIterator]()
+        const nextPart = async () => {
+          try {
+            return await parts.next()
+          } catch (error) {
+            throw formRefusal(error)
+          }
+        }
+        const token = await nextPart()
+        if (token.done === true || token.value.type !== 'field' || token.value.fieldname !== 'jwtToken') throw invalidForm('the form does not begin with the field jwtToken')
+        const account = await app.authenticateAndAdmit(token.value.value, reply)
+        if (account === null) throw invalidToken()
+
+        const fields: { folder: string[], withScheduling?: string } = { folder: [] }
+        let part = await nextPart()
+        for (; part.done !== true && part.value.type === 'field'; part = await nextPart()) {
+          const value = String(part.value.value).normalize('NFC')
+          if (part.value.fieldname === 'folder') fields.folder.push(value)
+          else if (part.value.fieldname === 'withScheduling') fields.withScheduling = value.trim().toLowerCase()
+        }
+        if (part.done === true || part.value.type !== 'file') throw invalidForm('the form has no file after its fields')
+        const checked = importFields(fields)
+        const started = await ankiImport.start(account, { ...checked, fileName: part.value.filename }, part.value.file, async () => {
+          if ((await nextPart()).done !== true) throw invalidForm('the form holds more after the file')
+        })
+        return await reply.code(202).send(started)
+      } catch (error) {
+        if (!request.raw.complete) void reply.header('connection', 'close')
+        throw formRefusal(error)
+      }
+    })
+  })
+}
+
+export default anki

@@ -1,0 +1,335 @@
+// import-anki and get-import-status: an Anki package saved to a temporary file, staged in a worker
+// thread (imports/stage.ts), then made visible in one step. An import survives a crash either way:
+// until its plan is applied nothing of it is visible, and an instance that finds it abandoned (its
+// holder stopped renewing it) cleans its staging away; once the plan is applied (state committing,
+// written in the same transaction) the cards still staged are handed over by whoever finds it.
+import { createWriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import { addFlashcard, createFolderPath, folderAtPath } from '../domain/library-tree.js'
+import { newId } from '../domain/ids.js'
+import { Refusal } from '../domain/refusals.js'
+import { stageInWorker } from '../imports/importer.js'
+import type { StagedImport } from '../imports/stage.js'
+import type { CardContent } from '../repositories/cards.js'
+import { isDuplicateKey } from '../repositories/duplicate-key.js'
+import type { Repositories } from '../repositories/index.js'
+import { stagingOwner, type ImportCounts, type ImportDocument, type ImportPlan } from '../repositories/imports.js'
+import type { UserDocument } from '../repositories/users.js'
+import { addToUsageWithinQuotas, type ServiceContext } from './context.js'
+import { removeFiles } from './media.js'
+
+const GIB = 1024 * 1024 * 1024
+
+export interface ImportSettings {
+  /** the most a package may hold, as sent */
+  maxPackageBytes: number
+  /** an import not renewed for this long is taken as abandoned by its instance */
+  leaseMs: number
+  /** where packages wait for their import */
+  directory: string
+}
+
+export const DEFAULT_IMPORT_SETTINGS: ImportSettings = { maxPackageBytes: GIB, leaseMs: 15_000, directory: join(tmpdir(), 'flashcards-anki-imports') }
+
+/** Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it (and is finished by whoever finds it unfinished). */
+const ATOMIC_CARDS = 5000
+
+export interface AnkiImportRequest {
+  folder: string[]
+  withScheduling: boolean
+  fileName: string
+}
+
+export interface ImportRuntime {
+  instance: string
+  mongodbUrl: string
+  log: FastifyBaseLogger
+}
+
+function mib (bytes: number): string {
+  return `${(bytes / 1024 / 1024).toLocaleString('en')} MiB`
+}
+
+export function ankiImportService (context: ServiceContext, runtime: ImportRuntime, settings: ImportSettings = DEFAULT_IMPORT_SETTINGS) {
+  const { repositories, clock } = context
+  const waiting: string[] = []
+  let running: { importID: string, stop: () => Promise<void> } | null = null
+  let closed = false
+
+  const until = (): Date => new Date(clock().getTime() + settings.leaseMs)
+
+  async function update (importID: string, changes: Partial<ImportDocument>): Promise<boolean> {
+    return await repositories.imports.update(importID, runtime.instance, changes)
+  }
+
+  /** Saves the upload whole, counting its bytes: 413 past the most a package may hold, 400 when empty. */
+  async function save (file: AsyncIterable<Buffer>, path: string): Promise<number> {
+    let bytes = 0
+    await mkdir(dirname(path), { recursive: true })
+    await pipeline(file, async function * (pieces: AsyncIterable<Buffer>) {
+      for await (const piece of pieces) {
+        bytes += piece.length
+        if (bytes > settings.maxPackageBytes) {
+          throw new Refusal('archive_too_large', `the package is larger than ${mib(settings.maxPackageBytes)}, the most one import may send: export the decks in several packages`)
+        }
+        yield piece
+      }
+    }, createWriteStream(path, { flags: 'wx' }))
+    if (bytes === 0) throw new Refusal('invalid_upload', 'the file is empty: send the .apkg or .colpkg file as the form\'s last part')
+    return bytes
+  }
+
+  /** Removes everything an import staged: its cards, its reviews, its content changes, its media files, its package. */
+  async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
+    await repositories.cards.removeStaged(stagingOwner(document._id))
+    await repositories.reviews.removeImported(document.userID, document._id)
+    await repositories.imports.dropStagedUpdates(document._id)
+    // media staged before a plan named them stay listed for removal: the sweep takes them
+    if (plan !== undefined && plan.media.length > 0) await removeFiles(context, plan.media.map((file) => file.fileId)).catch(() => 0)
+    await rm(dirname(document.request.path), { recursive: true, force: true })
+  }
+
+  /** The content changes of cards the user had, then the cards staged, handed to the user. Repeating it changes nothing more. */
+  async function handOver (repositories: Repositories, document: ImportDocument): Promise<void> {
+    const updates = await repositories.imports.stagedUpdates(document._id)
+    const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent }>>()
+    for (const staged of updates) {
+      let list = byFlashcard.get(staged.flashcardID)
+      if (list === undefined) byFlashcard.set(staged.flashcardID, list = [])
+      list.push({ cardID: staged.cardID, content: staged.content as unknown as CardContent })
+    }
+    for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(document.userID, flashcardID, changes)
+    await repositories.cards.handOver(stagingOwner(document._id), document.userID)
+    await repositories.imports.dropStagedUpdates(document._id)
+  }
+
+  /**
+   * Applies a plan in one transaction of the user: the folders and flashcards, the media records,
+   * the quotas, the days' review counts, the adopted parameters, the queues' starts and the import's
+   * state; with the hand-over of the cards too when they are few enough, or right after it.
+   */
+  async function apply (document: ImportDocument, staged: StagedImport): Promise<void> {
+    const { plan } = staged
+    const { userID } = document
+    const now = clock()
+    const atomic = plan.cards + plan.updated <= ATOMIC_CARDS
+    const tree = await context.userTransaction(userID, async (repositories) => {
+      const tree = await repositories.trees.openForEdit(userID)
+      let nodes = 0
+      for (const flashcard of plan.flashcards) {
+        nodes += createFolderPath(tree, flashcard.folder, newId).added
+        const there = folderAtPath(tree, flashcard.folder)?.flashcards.some((node) => node.id === flashcard.flashcardID) === true
+        if (!there) {
+          addFlashcard(tree, flashcard.folder, { id: flashcard.flashcardID, name: flashcard.name, description: '' })
+          nodes += 1
+        }
+      }
+      let mediaBytes = 0
+      for (const file of plan.media) {
+        if (!await repositories.media.claim(file.fileId)) {
+          throw new Refusal('changed_meanwhile', 'a media file of the import was removed before the import was kept; nothing was imported: import the package again')
+        }
+        try {
+          await repositories.media.insert({
+            _id: file.mediaID, userID, sha256: file.sha256, fileId: file.fileId, bytes: file.bytes, contentType: file.contentType,
+            createdAt: now, uploadedAt: now, checkAt: new Date(now.getTime() + context.media.graceSeconds * 1000)
+          })
+        } catch (error) {
+          if (isDuplicateKey(error)) throw new Refusal('changed_meanwhile', 'the same media file was uploaded while the package was imported; nothing was imported: import the package again')
+          throw error
+        }
+        mediaBytes += file.bytes
+      }
+      await addToUsageWithinQuotas(context, repositories.users, userID, { nodes, cards: plan.cards, mediaBytes })
+      await repositories.activity.recordImported(userID, plan.activity)
+      await repositories.users.adoptImportedSchedule(userID, plan.parameters, plan.desiredRetention)
+      if (plan.firstNew !== undefined) await repositories.users.queueNewCards(userID, plan.firstNew)
+      if (plan.firstDue !== undefined) await repositories.users.queueDueCards(userID, plan.firstDue)
+      if (atomic) await handOver(repositories, document)
+      const recorded = await repositories.imports.update(document._id, runtime.instance, atomic
+        ? { state: 'done', percent: 100, counts: staged.counts, warnings: staged.warnings, plan }
+        : { state: 'committing', percent: 97, counts: staged.counts, warnings: staged.warnings, plan })
+      if (!recorded) throw new Refusal('changed_meanwhile', 'the import was taken over by another instance of the service')
+      await repositories.trees.save(userID, tree)
+      return tree
+    })
+    repositories.trees.committed(userID, tree)
+    if (!atomic) await finish({ ...document, state: 'committing', plan })
+  }
+
+  /** Finishes an import whose plan is applied: its cards handed over, its state done. */
+  async function finish (document: ImportDocument, recovered?: 'finished'): Promise<void> {
+    await handOver(repositories, document)
+    await update(document._id, { state: 'done', percent: 100, ...(recovered === undefined ? {} : { recovered, warnings: [...document.warnings, 'the service stopped while this import was being kept; it was finished when the service started again'] }) })
+    await rm(dirname(document.request.path), { recursive: true, force: true })
+  }
+
+  async function fail (document: ImportDocument, code: string, message: string, plan?: ImportPlan): Promise<void> {
+    await clean(document, plan)
+    await update(document._id, { state: 'failed', error: { code, message } })
+  }
+
+  async function run (importID: string): Promise<void> {
+    const document = await repositories.imports.findById(importID)
+    if (document === null || document.state !== 'queued') return
+    const user = await repositories.users.findById(document.userID)
+    if (user === null) {
+      await fail(document, 'invalid_token', 'the account was deleted')
+      return
+    }
+    if (!await update(importID, { state: 'running', percent: 1, until: until() })) return
+    const renewal = setInterval(() => { void update(importID, { until: until() }).catch(() => {}) }, Math.max(100, settings.leaseMs / 5))
+    renewal.unref()
+    try {
+      const now = clock()
+      const worker = stageInWorker({
+        importID,
+        userID: document.userID,
+        path: document.request.path,
+        folder: document.request.folder,
+        withScheduling: document.request.withScheduling,
+        calendar: { timezone: user.timezone, dayStartHour: user.dayStartHour },
+        now: now.getTime(),
+        quotas: context.quotas,
+        removeUnkeptMediaAt: now.getTime() + Math.max(context.media.graceSeconds * 1000, 24 * 3600 * 1000)
+      }, runtime.mongodbUrl, (percent, counts) => { void update(importID, { percent, counts }).catch(() => {}) })
+      running = { importID, stop: worker.stop }
+      const outcome = await worker.outcome
+      if (closed) return
+      if (!outcome.ok) {
+        if (outcome.code === 'internal_error') runtime.log.error({ importID, failure: outcome.message }, 'an Anki import failed')
+        await fail(document, outcome.code, outcome.code === 'internal_error' ? 'the import failed in the service; nothing of it was kept: try again, and tell us if it fails again' : outcome.message)
+        return
+      }
+      try {
+        await apply(document, outcome.staged)
+      } catch (error) {
+        const stored = await repositories.imports.findById(importID)
+        if (stored?.state === 'committing') throw error
+        if (error instanceof Refusal) {
+          await fail(document, error.code, error.message, outcome.staged.plan)
+        } else {
+          runtime.log.error({ importID, err: error }, 'an Anki import failed while it was kept')
+          await fail(document, 'internal_error', 'the import failed in the service; nothing of it was kept: try again, and tell us if it fails again', outcome.staged.plan)
+        }
+      }
+    } finally {
+      clearInterval(renewal)
+      running = null
+    }
+  }
+
+  function next (): void {
+    if (running !== null || closed) return
+    const importID = waiting.shift()
+    if (importID === undefined) return
+    running = { importID, stop: async () => {} }
+    void run(importID)
+      .catch((error: unknown) => { runtime.log.error({ importID, err: error }, 'an Anki import stopped') })
+      .finally(() => { running = null; next() })
+  }
+
+  return {
+    /**
+     * Saves the package and queues its import; answers its id at once. The folder, when given,
+     * must exist; the rest is checked as the import runs, and get-import-status tells the outcome.
+     */
+    async start (account: UserDocument, request: AnkiImportRequest, file: AsyncIterable<Buffer>, formEnd: () => Promise<void>): Promise<{ importID: string }> {
+      if (request.folder.length > 0 && folderAtPath(await repositories.trees.read(account._id), request.folder) === null) {
+        throw new Refusal('folder_not_found', `no folder ${JSON.stringify(request.folder)}: create it first with create-folder, or leave folder out to import at the top`)
+      }
+      const importID = newId()
+      const path = join(settings.directory, importID, 'package')
+      try {
+        await save(file, path)
+        await formEnd()
+      } catch (error) {
+        await rm(dirname(path), { recursive: true, force: true })
+        throw error
+      }
+      const now = clock()
+      await repositories.imports.insert({
+        _id: importID,
+        userID: account._id,
+        state: 'queued',
+        percent: 0,
+        counts: { cards: 0, notes: 0, reviews: 0, media: 0 },
+        warnings: [],
+        request: { ...request, path },
+        holder: runtime.instance,
+        until: until(),
+        createdAt: now,
+        updatedAt: now
+      })
+      waiting.push(importID)
+      next()
+      return { importID }
+    },
+
+    async status (userID: string, importID: string) {
+      const document = await repositories.imports.findOwned(userID, importID)
+      if (document === null) throw new Refusal('import_not_found', `no import ${importID} of this account: use the importID import-anki answered`)
+      return document
+    },
+
+    /**
+     * Takes over the imports whose instance stopped renewing them: one whose plan was applied is
+     * finished; any other is cleaned away and failed. Run at start and then now and again.
+     */
+    async recover (): Promise<number> {
+      let recovered = 0
+      for (const document of await repositories.imports.abandoned(clock())) {
+        if (closed) break
+        if (!await repositories.imports.takeOver(document, runtime.instance, until())) continue
+        const held = { ...document, holder: runtime.instance }
+        if (document.state === 'committing') {
+          await finish(held, 'finished')
+        } else {
+          await clean(held, document.plan)
+          await update(document._id, {
+            state: 'failed',
+            recovered: 'cleaned',
+            error: { code: 'import_interrupted', message: 'the service stopped during this import, and nothing of it was kept: import the package again' }
+          })
+        }
+        recovered++
+      }
+      return recovered
+    },
+
+    /** Renews the imports waiting here, so that no instance takes them for abandoned. */
+    async renewWaiting (): Promise<void> {
+      for (const importID of [...waiting]) await update(importID, { until: until() })
+    },
+
+    /** Stops the import under way (the next start finds it abandoned) and refuses the ones waiting. */
+    async close (): Promise<void> {
+      closed = true
+      waiting.splice(0)
+      await running?.stop()
+    }
+  }
+}
+
+export type AnkiImportService = ReturnType<typeof ankiImportService>
+
+/** The counts of an import as get-import-status shows them. */
+export function importStatus (document: ImportDocument) {
+  const counts: ImportCounts = document.counts
+  return {
+    importID: document._id,
+    state: document.state === 'committing' ? 'running' : document.state,
+    percent: String(Math.min(100, Math.max(0, Math.round(document.percent)))),
+    cards: String(counts.cards),
+    notes: String(counts.notes),
+    reviews: String(counts.reviews),
+    media: String(counts.media),
+    warnings: document.warnings,
+    ...(document.error === undefined ? {} : { code: document.error.code, error: document.error.message }),
+    ...(document.recovered === undefined ? {} : { recovered: document.recovered })
+  }
+}
