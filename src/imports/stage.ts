@@ -75,6 +75,20 @@ function loggedSchedule (state: CardState, at: Date): CardSchedule {
  * (cleanStaged), as is everything staged when the plan is never applied.
  */
 export async function stageImport (db: Db, job: StageJob, progress: StageProgress): Promise<StagedImport> {
+  const written: PlannedMedia[] = []
+  try {
+    return await staged(db, job, progress, written)
+  } catch (error) {
+    // the media files written go now rather than wait for the sweep; their listing goes last
+    const { media } = repositoriesOf(db)
+    for (const file of written) {
+      await media.deleteFile(file.fileId).then(async () => await media.claim(file.fileId)).catch(() => {})
+    }
+    throw error
+  }
+}
+
+async function staged (db: Db, job: StageJob, progress: StageProgress, planned: PlannedMedia[]): Promise<StagedImport> {
   const repositories = repositoriesOf(db)
   const { userID, importID, calendar } = job
   const now = new Date(job.now)
@@ -87,7 +101,6 @@ export async function stageImport (db: Db, job: StageJob, progress: StageProgres
   let collectionRead: AnkiCollection | undefined
   const mediaIDs = new Map<string, string>()
   const bySha = new Map<string, string>()
-  const planned: PlannedMedia[] = []
   const skipped: string[] = []
 
   const pkg = await readAnkiPackageFile(job.path, {

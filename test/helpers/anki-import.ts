@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { expectOk } from './app.js'
-import { FIXTURES } from './anki.js'
+import { databaseOf, expectOk, type TestUser } from './app.js'
+import { FIXTURES, type ExpectedCard } from './anki.js'
 import { formBody } from './media.js'
 
 export interface ImportStatus {
@@ -53,3 +53,66 @@ export async function importAnki (app: FastifyInstance, jwtToken: string, file: 
   if (answer.statusCode !== 202) throw new Error(`import-anki: expected 202, got ${answer.statusCode} ${answer.body}`)
   return await importEnded(app, jwtToken, answer.json<{ importID: string }>().importID)
 }
+
+// the fixture's collection counts its days five hours west of UTC, with a 04:00 rollover: a learner there
+export const LEARNER = { timezone: 'America/Bogota' }
+export const CALENDAR = { timezone: 'America/Bogota', dayStartHour: 4 }
+
+export interface CardDetails {
+  cardID: string
+  front: string
+  back: string
+  format: string
+  frontHtml: string
+  backHtml: string
+  noteID?: string
+  clozeNumber?: string
+  review_status: string
+  due: string
+  stability?: string
+  difficulty?: string
+  retrievability?: string
+}
+export interface Flashcard { flashcardID: string, flashcardName: string, folder: string[], cards: CardDetails[] }
+
+export function relative (actual: number, wanted: number): number {
+  return Math.abs(actual - wanted) / Math.abs(wanted)
+}
+
+export function labelOf (card: ExpectedCard): string {
+  return card.label ?? `${card.noteGuid}/${card.ord}`
+}
+
+/** Each imported card as get-flashcard shows it, by the Anki note guid and ord it came from. */
+export async function importedCards (app: FastifyInstance, user: TestUser): Promise<Map<string, CardDetails & { flashcard: Flashcard }>> {
+  const stored = await databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { flashcardID: 1, ankiGuid: 1, ankiOrd: 1 } }).toArray()
+  const flashcards = new Map<string, Flashcard>()
+  for (const flashcardID of new Set(stored.map((card) => card.flashcardID as string))) {
+    flashcards.set(flashcardID, await expectOk<Flashcard>(app, 'get-flashcard', { jwtToken: user.jwtToken, flashcardID }))
+  }
+  const cards = new Map<string, CardDetails & { flashcard: Flashcard }>()
+  for (const card of stored) {
+    const flashcard = flashcards.get(card.flashcardID as string) as Flashcard
+    const details = flashcard.cards.find((candidate) => candidate.cardID === card._id as unknown as string) as CardDetails
+    cards.set(`${card.ankiGuid as string}/${card.ankiOrd as number}`, { ...details, flashcard })
+  }
+  return cards
+}
+
+export async function countsOf (app: FastifyInstance, user: TestUser) {
+  const db = databaseOf(app)
+  return {
+    cards: await db.collection('cards').countDocuments({ userID: user.userID }),
+    staged: await db.collection('cards').countDocuments({ userID: { $regex: '^anki-import:' } }),
+    reviews: await db.collection('reviews').countDocuments({ userID: user.userID }),
+    media: await db.collection('media').countDocuments({ userID: user.userID }),
+    files: await db.collection('media.files').countDocuments({}),
+    unrecorded: await db.collection('media_unrecorded').countDocuments({}),
+    activity: await db.collection('activity').countDocuments({ userID: user.userID }),
+    trees: await db.collection('trees').countDocuments({ _id: user.userID as never, 'folders.0': { $exists: true } }),
+    updates: await db.collection('importUpdates').countDocuments({})
+  }
+}
+
+/** What an import leaves when it keeps nothing. */
+export const NOTHING = { cards: 0, staged: 0, reviews: 0, media: 0, files: 0, unrecorded: 0, activity: 0, trees: 0, updates: 0 }

@@ -1,0 +1,45 @@
+// import-anki of every format Anki writes, and of the same notes again (matched by guid).
+import { test } from 'tap'
+import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
+import { expected, type ExpectedCard } from '../helpers/anki.js'
+import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
+
+for (const name of ['legacy-anki21.apkg', 'legacy-anki2.apkg', 'collection.colpkg', 'genanki.apkg']) {
+  test(`${name} imports`, async (t) => {
+    const app = await buildTestApp(t, import.meta.filename)
+    const user = await registerUser(app, LEARNER)
+    const status = await importAnki(app, user.jwtToken, fixture(name))
+    t.equal(status.state, 'done', JSON.stringify(status))
+    const counts = await countsOf(app, user)
+    t.equal(counts.cards, Number(status.cards), `${status.cards} cards`)
+    t.ok(counts.cards > 0)
+    t.equal(counts.staged, 0, 'none left staged')
+    if (name === 'legacy-anki21.apkg') {
+      const cards = await importedCards(app, user)
+      const basic = expected.cards.find((card) => card.label === 'basic/0') as ExpectedCard
+      t.ok(relative(Number(cards.get('fixture-basic/0')?.stability), basic.computed.stability as number) < 1e-3, 'memory states as in the current format')
+    }
+    if (name === 'genanki.apkg') t.equal(status.media, String(Object.keys(expected.genanki.media).length), 'its media')
+  })
+}
+
+test('importing the same package again updates the notes it matched by guid instead of adding them again', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  const before = await countsOf(app, user)
+  const first = await importedCards(app, user)
+  // the learner changes a card here; the package brings its text back
+  const basic = first.get('fixture-basic/0') as CardDetails & { flashcard: Flashcard }
+  await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: basic.flashcard.flashcardID, cardID: basic.cardID, front: 'changed here' })
+  const again = await importAnki(app, user.jwtToken, fixture('legacy-anki21.apkg'))
+  t.equal(again.state, 'done', JSON.stringify(again))
+  t.match(again.warnings.join(' '), /updated rather than added again/)
+  const after = await countsOf(app, user)
+  t.same({ cards: after.cards, reviews: after.reviews, media: after.media }, { cards: before.cards, reviews: before.reviews, media: before.media }, 'no card, review or media twice')
+  const second = await importedCards(app, user)
+  t.equal(second.get('fixture-basic/0')?.cardID, basic.cardID, 'the same card')
+  t.match(second.get('fixture-basic/0')?.frontHtml, /Capital/, 'its text as the package has it')
+  t.equal(second.get('fixture-basic/0')?.stability, basic.stability, 'its schedule as it was')
+  t.equal(after.updates, 0, 'no staged change left')
+})
