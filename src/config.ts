@@ -63,6 +63,12 @@ export const ConfigSchema = Type.Object({
     default: 3600,
     description: 'how often each instance sweeps media no card shows and files no record holds'
   }),
+  IMPORT_LEASE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 15,
+    description: 'an import of an Anki package its instance has not renewed for this long is taken over by another instance (or by this one once restarted): finished if it was being kept, cleaned away otherwise'
+  }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -91,7 +97,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)

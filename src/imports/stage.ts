@@ -15,12 +15,12 @@ import { newId } from '../domain/ids.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { quotaText, type Quotas } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
-import { CardState, newSchedule, type CardSchedule } from '../domain/scheduling.js'
+import { CardState, newSchedule } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
 import { newFileId } from '../repositories/media.js'
-import type { ReviewDocument } from '../repositories/reviews.js'
+import type { ImportedReviewDocument } from '../repositories/reviews.js'
 import { storedContent } from '../services/library.js'
 import { sniffedType } from '../services/media.js'
 
@@ -50,7 +50,7 @@ export interface StagedImport {
 }
 
 const CARD_BATCH = 2000
-const REVIEW_BATCH = 10_000
+const REVIEW_BATCH = 5000
 
 function byteCount (bytes: number): string {
   return `${bytes.toLocaleString('en')} byte${bytes === 1 ? '' : 's'}`
@@ -62,11 +62,6 @@ function offsetMinutesWest (timezone: string, at: Date): number {
   const value = (type: string): number => Number(parts.find((part) => part.type === type)?.value ?? 0)
   const local = Date.UTC(value('year'), value('month') - 1, value('day'), value('hour'), value('minute'), value('second'))
   return Math.round((Math.floor(at.getTime() / 1000) * 1000 - local) / 60_000)
-}
-
-/** The schedule an imported review leaves behind, as far as the log keeps it: its state. */
-function loggedSchedule (state: CardState, at: Date): CardSchedule {
-  return { state, due: at, stability: 0, difficulty: 0, elapsedDays: 0, scheduledDays: 0, learningSteps: 0, reps: 0, lapses: 0, lastReview: null }
 }
 
 /**
@@ -102,6 +97,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   const mediaIDs = new Map<string, string>()
   const bySha = new Map<string, string>()
   const skipped: string[] = []
+  const skippedNames = new Set<string>()
 
   const pkg = await readAnkiPackageFile(job.path, {
     sql: await loadSqlEngine(),
@@ -117,6 +113,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       if (!referenced.has(name)) return
       if (bytes.byteLength > MAX_MEDIA_BYTES) {
         skipped.push(`${name} (larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB)`)
+        skippedNames.add(name)
         return
       }
       let contentType: string
@@ -125,6 +122,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       } catch (error) {
         if (!(error instanceof Refusal)) throw error
         skipped.push(`${name} (not an image or sound the service keeps)`)
+        skippedNames.add(name)
         return
       }
       const sha256 = createHash('sha256').update(bytes).digest('hex')
@@ -209,7 +207,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
 
   const activity = new Map<string, number>()
   let cardBatch: CardDocument[] = []
-  let reviewBatch: ReviewDocument[] = []
+  let reviewBatch: ImportedReviewDocument[] = []
   let updateBatch: StagedUpdateDocument[] = []
   let staged = 0
   let updated = 0
@@ -217,19 +215,29 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   let buried = 0
   let firstNew: ImportPlan['firstNew']
   let firstDue: Date | undefined
+  // one write in flight while the next batch is made: the database and this thread work side by side
+  let writing: Promise<unknown> = Promise.resolve()
+  const write = async (send: () => Promise<void>): Promise<void> => {
+    await writing
+    writing = send()
+  }
   const flush = async (force: boolean): Promise<void> => {
     if (cardBatch.length >= CARD_BATCH || (force && cardBatch.length > 0)) {
-      await repositories.cards.insertMany(cardBatch)
+      const batch = cardBatch
       cardBatch = []
+      await write(async () => { await repositories.cards.insertMany(batch) })
     }
     if (reviewBatch.length >= REVIEW_BATCH || (force && reviewBatch.length > 0)) {
-      await repositories.reviews.insertImported(reviewBatch)
+      const batch = reviewBatch
       reviewBatch = []
+      await write(async () => { await repositories.reviews.insertImported(batch) })
     }
     if (updateBatch.length >= CARD_BATCH || (force && updateBatch.length > 0)) {
-      await repositories.imports.stageUpdates(updateBatch)
+      const batch = updateBatch
       updateBatch = []
+      await write(async () => { await repositories.imports.stageUpdates(batch) })
     }
+    if (force) await writing
   }
 
   const base = job.now * 1000
@@ -299,21 +307,20 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         firstDue = cardSchedule.due
       }
       for (const review of reviews) {
+        const reviewID = newId()
         reviewBatch.push({
-          _id: newId(),
+          _id: reviewID,
           userID,
-          reviewID: `anki:${importID}:${review.revlogId}:${card.id}`,
+          reviewID,
           cardID,
           flashcardID,
           rating: review.rating,
           reviewedAt: review.reviewedAt,
           day: review.day,
           wasNew: review.wasNew,
-          before: loggedSchedule(review.stateBefore, review.reviewedAt),
-          after: loggedSchedule(review.stateAfter, review.reviewedAt),
+          before: { state: review.stateBefore },
           xp: 0,
           seq: 0,
-          answer: { cardID, review_status: '', last_review: '', due: '', xp_gained: '0', total_xp: '0' },
           importID
         })
         activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
@@ -330,6 +337,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   }
   await flush(true)
 
+  for (const name of skippedNames) missingMedia.delete(name)
   if (missingMedia.size > 0) warnings.push(`${missingMedia.size} media file${missingMedia.size === 1 ? '' : 's'} the notes show ${missingMedia.size === 1 ? 'is' : 'are'} not in the package: ${[...missingMedia].slice(0, 10).join(', ')}`)
   if (suspended > 0) warnings.push(`${suspended} card${suspended === 1 ? ' was' : 's were'} suspended in Anki`)
   if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki`)

@@ -47,8 +47,31 @@ export interface ReviewDocument {
   importID?: string
 }
 
+/**
+ * A review imported from Anki's log: what the log's readers use of it (fitting reads the card, the
+ * time, the day, the rating and the state before; the day counts come from activity), without the
+ * schedules and answer of a review made here, which no one takes back. A million of them are written
+ * by one import, so every byte counts. Its reviewID is its _id.
+ */
+export interface ImportedReviewDocument {
+  _id: string
+  userID: string
+  reviewID: string
+  cardID: string
+  flashcardID: string
+  rating: Rating
+  reviewedAt: Date
+  day: LocalDay
+  wasNew: boolean
+  before: Pick<CardSchedule, 'state'>
+  xp: 0
+  seq: 0
+  importID: string
+}
+
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')
+  const imported = db.collection<ImportedReviewDocument>('reviews')
   const inSession = { session }
   return {
     /** Throws a duplicate key error (11000) when the user has a review of this reviewID already. */
@@ -116,8 +139,8 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
       for await (const document of documents) visitLoggedAnswer(document as unknown as Uint8Array, visit)
     },
 
-    async insertImported (documents: ReviewDocument[]): Promise<void> {
-      if (documents.length > 0) await reviews.insertMany(documents, { ordered: false, session })
+    async insertImported (documents: ImportedReviewDocument[]): Promise<void> {
+      if (documents.length > 0) await imported.insertMany(documents, { ordered: false, session })
     },
 
     /** Removes the reviews an import wrote, for an import that is not kept. Index user_reviewedAt_seq (its prefix). */

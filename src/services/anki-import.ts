@@ -36,7 +36,7 @@ export interface ImportSettings {
 export const DEFAULT_IMPORT_SETTINGS: ImportSettings = { maxPackageBytes: GIB, leaseMs: 15_000, directory: join(tmpdir(), 'flashcards-anki-imports') }
 
 /** Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it (and is finished by whoever finds it unfinished). */
-const ATOMIC_CARDS = 5000
+const ATOMIC_CARDS = 20_000
 
 export interface AnkiImportRequest {
   folder: string[]
@@ -284,6 +284,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       let recovered = 0
       for (const document of await repositories.imports.abandoned(clock())) {
         if (closed) break
+        // this instance's own imports are under way here, however late their renewal
+        if (document.holder === runtime.instance) continue
         if (!await repositories.imports.takeOver(document, runtime.instance, until())) continue
         const held = { ...document, holder: runtime.instance }
         if (document.state === 'committing') {
