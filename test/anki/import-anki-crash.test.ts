@@ -94,7 +94,7 @@ tap.test('killed at random points of an import, three times: after each restart 
   const dataDir = await mkdtemp(join(tmpdir(), 'anki-import-crash-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   const packagePath = join(dataDir, 'generated.apkg')
-  const generated = await writeAnkiPackage(packagePath, { cards: 24_000, revlog: 60_000, media: 5 })
+  const generated = await writeAnkiPackage(packagePath, { cards: 21_000, revlog: 30_000, media: 5 })
   const file = await readFile(packagePath)
   const databasePidFile = join(dataDir, 'secantus', 'secantusd.pid')
 
