@@ -8,6 +8,7 @@ import type { Fitter } from '../fitting/fitter.js'
 import { statsService } from './stats.js'
 import { studyService } from './study.js'
 import { transferService } from './transfer.js'
+import { cardStatesService } from './card-states.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -23,6 +24,7 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     library,
     transfer: transferService(context, library, media),
     study: studyService(context),
+    cardStates: cardStatesService(context),
     goals: goalsService(context),
     stats: statsService(context),
     media,

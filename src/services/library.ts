@@ -185,7 +185,7 @@ export function libraryService (context: ServiceContext) {
     const noteNow = [...keptNow, ...added].sort((a, b) => (a.clozeNumber ?? 0) - (b.clozeNumber ?? 0))
     return {
       noteID: note.noteID,
-      cards: noteNow.map((card) => cardDetails(card, user, mediaUrl)),
+      cards: noteNow.map((card) => cardDetails(card, user, mediaUrl, context.clock())),
       kept: kept.map((card) => card._id),
       added: added.map((card) => card._id),
       removed: removed.map((card) => card._id)
@@ -284,12 +284,13 @@ export function libraryService (context: ServiceContext) {
       const { trees, cards } = context.repositories
       const [tree, flashcardCards] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
       const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
+      const now = context.clock()
       return {
         flashcardID,
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id)))
+        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id), now))
       }
     },
 
@@ -331,7 +332,7 @@ export function libraryService (context: ServiceContext) {
           }
           const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text')
           await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }])
-          return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl)
+          return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl, context.clock())
         }
         if (front !== undefined) {
           throw new Refusal('wrong_card_kind',
@@ -403,7 +404,7 @@ export function libraryService (context: ServiceContext) {
       const flashcardIDs = flashcardIDsIn(tree.folders)
       if (!options.content) return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDs), user), { includeEmpty: true })
       const everyCard = await cards.withContentOfFlashcards(user._id, flashcardIDs)
-      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id)), { includeEmpty: true })
+      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id), context.clock()), { includeEmpty: true })
     }
   }
 }
