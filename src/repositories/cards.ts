@@ -81,9 +81,17 @@ const TREE_PROJECTION = {
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1 } as const
 const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
 const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
+/** what a card of the study queue shows: its content, standing and place */
+const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
 
 /** A card buried until `buriedUntil`, with what putting it back in its queue needs. */
 export type BuriedCard = Pick<CardDocument, '_id' | 'state' | 'due' | 'createdOrder' | 'buriedUntil'>
+
+/** How many cards a flashcard holds, and of them how many are due before the day's end and how many are new (in their queues). */
+export interface FlashcardCounts { cards: number, due: number, new: number }
+
+/** A card of the study queue: its content, standing, schedule's place and what the tree shows. */
+export type StudyCard = ContentCard & Pick<CardDocument, 'due'>
 
 /** Reads one window of a queue: the cards whose `due` and `createdOrder` match (either undefined: any), the first `wanted` in queue order. */
 type WindowRead = (due: Date | Record<string, Date> | undefined, createdOrder: Record<string, number> | undefined, wanted: number) => Promise<QueuedCard[]>
@@ -149,6 +157,21 @@ export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
   const inSession = { session }
 
+  /**
+   * A window of a queue, only the cards of some flashcards: the filter in a
+   * stage after the projection, so that the window is still read by
+   * user_queue (with it in the first $match, the database would weigh
+   * user_flashcard), and the window's cards are still its cards in order.
+   */
+  function withinRead (userID: string, isNew: boolean, within: readonly string[]): WindowRead {
+    return async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
+      { $match: { userID, isNew, ...windowOf(due, createdOrder) } },
+      { $project: QUEUE_PROJECTION },
+      { $match: { flashcardID: { $in: [...within] } } },
+      { $sort: { due: 1, createdOrder: 1 } },
+      { $limit: wanted }
+    ], { ...oneBatch(wanted + 1), session }).toArray()
+  }
   return {
     async insertMany (documents: CardDocument[]): Promise<void> {
       if (documents.length > 0) await cards.insertMany(documents, { ordered: true, session })
@@ -322,6 +345,59 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       })), { ordered: false, session })
     },
 
+    /**
+     * Per flashcard: its cards, those in the learning and review queue due
+     * before `dueBefore`, and those in the new-card queue (suspended and
+     * buried cards are in neither). One pass over the user's cards, by the
+     * userID prefix of user_flashcard.
+     */
+    async countsByFlashcard (userID: string, dueBefore: Date): Promise<Map<string, FlashcardCounts>> {
+      const groups = await cards.aggregate<FlashcardCounts & { _id: string }>([
+        { $match: { userID } },
+        {
+          $group: {
+            _id: '$flashcardID',
+            cards: { $sum: 1 },
+            due: { $sum: { $cond: [{ $and: [{ $eq: ['$isNew', false] }, { $lt: ['$due', dueBefore] }] }, 1, 0] } },
+            new: { $sum: { $cond: [{ $eq: ['$isNew', true] }, 1, 0] } }
+          }
+        }
+      ], inSession).toArray()
+      return new Map(groups.map(({ _id, ...counts }) => [_id, counts]))
+    },
+
+    /**
+     * Today's cards of some flashcards, each queue in its order and within its
+     * allowance, read by user_flashcard: every card of those flashcards is
+     * read by the database, which keeps those of each queue. For a part of
+     * the library holding few of the user's cards; the queues of a large part
+     * are read as the whole library's are, with a filter (todayQueue's `within`).
+     */
+    async queuesOfFlashcards (userID: string, flashcardIDs: readonly string[], dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
+      const read = async (queue: object, limit: number): Promise<QueuedCard[]> => limit <= 0 || flashcardIDs.length === 0
+        ? []
+        : await cards.aggregate<QueuedCard>([
+          { $match: { userID, flashcardID: { $in: [...flashcardIDs] } } },
+          // the queue's filter in a stage of its own, after the projection: with the first, it would make the database weigh user_queue
+          { $project: { ...QUEUE_PROJECTION, isNew: 1 } },
+          { $match: queue },
+          { $sort: { due: 1, createdOrder: 1 } },
+          { $limit: limit },
+          { $project: QUEUE_PROJECTION }
+        ], { ...oneBatch(limit + 1), session }).toArray()
+      const [due, fresh] = await Promise.all([
+        read({ isNew: false, due: { $lt: dueBefore } }, allowance.reviews),
+        read({ isNew: true }, allowance.newCards)
+      ])
+      return { due, new: fresh }
+    },
+
+    /** Cards by id, with their content and standing, in no order: those not the user's are left out. Index _id. */
+    withContentByIds (userID: string, cardIDs: readonly string[]): Promise<StudyCard[]> {
+      if (cardIDs.length === 0) return Promise.resolve([])
+      return cards.find({ _id: { $in: [...cardIDs] }, userID }, { projection: STUDY_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray()
+    },
+
     /** How many cards each of the user's flashcards holds (those with none are absent). Index user_flashcard. */
     async countByFlashcard (userID: string): Promise<Map<string, number>> {
       const groups = await cards.aggregate<{ _id: string, count: number }>([
@@ -347,16 +423,21 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * reads side by side, each in windows of one range of index user_queue:
      * one query with $or would make the embedded database scan the collection.
      */
-    async todayQueue (userID: string, queues: { due: QueueRange, new: QueueRange }, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
+    async todayQueue (userID: string, queues: { due: QueueRange, new: QueueRange }, allowance: { reviews: number, newCards: number },
+      within?: readonly string[]): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
       const [due, fresh] = await Promise.all([
-        this.dueQueue(userID, queues.due, allowance.reviews),
-        this.newQueue(userID, queues.new, allowance.newCards)
+        this.dueQueue(userID, queues.due, allowance.reviews, within),
+        this.newQueue(userID, queues.new, allowance.newCards, within)
       ])
       return { due, new: fresh }
     },
 
-    /** Learning and review cards due before the range's end, most overdue first. Index user_queue. */
-    async dueQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+    /**
+     * Learning and review cards due before the range's end, most overdue
+     * first; with `within`, only the cards of those flashcards. Index user_queue.
+     */
+    async dueQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
+      if (within !== undefined) return await readQueue(range, limit, withinRead(userID, false, within))
       // the design keeps this one an aggregation: the cards due today, filtered in the database
       return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
         { $match: { userID, isNew: false, ...windowOf(due, createdOrder) } },
@@ -369,8 +450,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       ], { ...oneBatch(wanted + 1), session }).toArray())
     },
 
-    /** New cards in creation order (a new card is due from its creation). Index user_queue. */
-    async newQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+    /** New cards in creation order (a new card is due from its creation); with `within`, only those of these flashcards. Index user_queue. */
+    async newQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
+      if (within !== undefined) return await readQueue(range, limit, withinRead(userID, true, within))
       return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.find(
         { userID, isNew: true, ...windowOf(due, createdOrder) },
         { projection: QUEUE_PROJECTION, sort: { due: 1, createdOrder: 1 }, limit: wanted, ...oneBatch(wanted), session }

@@ -149,21 +149,30 @@ export const AllCardsBody = Type.Object({
 
 export const LibraryBody = Type.Object({ jwtToken: JwtToken })
 
+/** What studying a part of the library today would give (get-study-queue), within the daily limits left across the whole library. */
+const StudiedToday = {
+  due: Count('learning and review cards due before the end of the user\'s day studying it would give, within the reviews left today (reviewsPerDay less those done)'),
+  new: Count('new cards studying it would give, within the new cards left today (newCardsPerDay less those started)')
+}
+
 export const FlashcardOutline = Type.Object({
   flashcardID: Id,
   flashcardName: Type.String(),
   description: Type.String(),
-  cards: Count('cards the flashcard holds')
+  cards: Count('cards the flashcard holds'),
+  ...StudiedToday
 })
 
 export const FolderOutline = Type.Recursive((Folder) => Type.Object({
   folderID: Id,
   name: Type.String(),
+  ...StudiedToday,
   folders: Type.Array(Folder),
   flashcards: Type.Array(FlashcardOutline)
 }), { $id: 'FolderOutline' })
 export type FolderOutline = Static<typeof FolderOutline>
 
 export const LibraryOutline = Type.Object({
+  ...StudiedToday,
   folders: Type.Array(FolderOutline, { description: 'the top-level folders, in the order they were made; each with its folders and flashcards' })
 })

@@ -1,4 +1,5 @@
-// Suspending, burying and flagging a card: out of today's cards, back in as
+// Suspending, burying and flagging a card: out of today's cards and their
+// counts, back in as the design says, the schedule kept; every answer of
 // today's cards compared with a full sort of the user's cards.
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
@@ -11,13 +12,17 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
 interface Shown { cardID: string, suspended: string, flag: string, buriedUntil?: string, due: string, review_status: string }
+interface Counts { new: string, learning: string, review: string }
+interface Outline { due: string, new: string, folders: Array<{ due: string, new: string, flashcards: Array<{ flashcardID: string, due: string, new: string }> }> }
 
 function standing (app: FastifyInstance, user: TestUser) {
   const call = async <T = Shown>(operation: string, body: object): Promise<T> => await expectOk<T>(app, operation, { jwtToken: user.jwtToken, ...body })
   return {
     call,
     shown: async (flashcardID: string, cardID: string): Promise<Shown | undefined> =>
-      (await call<{ cards: Shown[] }>('get-flashcard', { flashcardID })).cards.find((card) => card.cardID === cardID)
+      (await call<{ cards: Shown[] }>('get-flashcard', { flashcardID })).cards.find((card) => card.cardID === cardID),
+    counts: async (scope: object = {}): Promise<Counts> => (await call<{ counts: Counts }>('get-study-queue', scope)).counts,
+    outline: async (): Promise<Outline> => await call<Outline>('get-library', {})
   }
 }
 
@@ -37,18 +42,23 @@ test('a suspended card leaves today\'s cards and every count, keeps its schedule
   const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
   const user = await registerUser(app)
   const me = learner(app, user, clock)
-  const { call, shown } = standing(app, user)
+  const { call, shown, counts, outline } = standing(app, user)
   const deck = await me.flashcard(4)
   const [studied, fresh] = deck.cardIDs as [string, string]
   await me.review(deck.flashcardID, studied, 'good')
   clock.now = new Date(clock.now.getTime() + 2 * DAY)
   await me.expectToday(t, 'one learning card and three new')
+  t.strictSame(await counts(), { new: '3', learning: '1', review: '0' })
   const before = scheduleOf(await stored(app, studied))
 
   t.match(await call('suspend-card', { flashcardID: deck.flashcardID, cardID: studied }), { cardID: studied, suspended: 'true', flag: '0' }, 'the answer is the card, suspended')
   await call('suspend-card', { flashcardID: deck.flashcardID, cardID: fresh })
   const answer = await me.expectToday(t, 'both suspended cards out')
   t.notOk(pairsOf(answer).some(([, cardID]) => cardID === studied || cardID === fresh))
+  t.strictSame(await counts(), { new: '2', learning: '0', review: '0' }, 'nor in the study header\'s counts')
+  t.strictSame(await counts({ flashcardID: deck.flashcardID }), { new: '2', learning: '0', review: '0' }, 'nor in the flashcard\'s')
+  const library = await outline()
+  t.strictSame([library.due, library.new, library.folders[0]?.flashcards[0]?.due, library.folders[0]?.flashcards[0]?.new], ['0', '2', '0', '2'], 'nor in the library\'s')
   t.match(await shown(deck.flashcardID, studied), { suspended: 'true', due: (before as { due: Date }).due.toISOString() }, 'get-flashcard shows it suspended, due as it was')
   t.strictSame(scheduleOf(await stored(app, studied)), before, 'the schedule is kept')
   await call('suspend-card', { flashcardID: deck.flashcardID, cardID: studied })
@@ -59,6 +69,7 @@ test('a suspended card leaves today\'s cards and every count, keeps its schedule
   await call('unsuspend-card', { flashcardID: deck.flashcardID, cardID: studied })
   await call('unsuspend-card', { flashcardID: deck.flashcardID, cardID: fresh })
   t.ok(pairsOf(await me.expectToday(t, 'unsuspended: back')).some(([, cardID]) => cardID === studied))
+  t.strictSame(await counts(), { new: '3', learning: '1', review: '0' })
   t.match(await shown(deck.flashcardID, studied), { suspended: 'false' })
   t.strictSame(scheduleOf(await stored(app, studied)), before, 'with the schedule it had')
 })
@@ -100,17 +111,19 @@ test('a buried card is out until the user\'s next day begins, in their time zone
   const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
   const user = await registerUser(app, { timezone: 'America/New_York' })
   const me = learner(app, user, clock)
-  const { call, shown } = standing(app, user)
+  const { call, shown, counts } = standing(app, user)
   const deck = await me.flashcard(2)
   const [buried] = deck.cardIDs as [string]
   t.match(await call('bury-card', { flashcardID: deck.flashcardID, cardID: buried }), { buriedUntil: '08/03/2026', suspended: 'false' },
     'at 22:00 on Saturday 7 March there, buried until Sunday 8 March')
   await me.expectToday(t, 'out today')
+  t.strictSame(await counts(), { new: '1', learning: '0', review: '0' })
   clock.now = new Date('2026-03-08T07:59:59.999Z')
   t.match(await shown(deck.flashcardID, buried), { buriedUntil: '08/03/2026' })
   t.notOk(pairsOf(await me.expectToday(t, 'at 03:59:59 the next morning, summer time, still out')).some(([, cardID]) => cardID === buried))
   clock.now = new Date('2026-03-08T08:00:00Z')
   t.ok(pairsOf(await me.expectToday(t, 'at 04:00 summer time, the next day, back')).some(([, cardID]) => cardID === buried))
+  t.strictSame(await counts(), { new: '2', learning: '0', review: '0' })
   const after = await shown(deck.flashcardID, buried)
   t.equal(after?.buriedUntil, undefined, 'no longer buried')
   t.equal((await stored(app, buried))?.isNew, true, 'back in the new-card queue, as stored')
@@ -137,7 +150,7 @@ test('a buried card due before the queue\'s start comes back on its day, most ov
   const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
   const user = await registerUser(app)
   const me = learner(app, user, clock)
-  const { call } = standing(app, user)
+  const { call, counts } = standing(app, user)
   const deck = await me.flashcard(3)
   for (const [n, cardID] of deck.cardIDs.entries()) {
     clock.now = new Date(clock.now.getTime() + (n + 1) * DAY)
@@ -148,8 +161,10 @@ test('a buried card due before the queue\'s start comes back on its day, most ov
   await call('bury-card', { flashcardID: deck.flashcardID, cardID: first })
   await me.expectToday(t, 'the most overdue buried')
   await me.expectToday(t, 'read again: the due queue starts after it')
+  t.strictSame(await counts(), { new: '0', learning: '0', review: '2' })
   clock.now = new Date(clock.now.getTime() + DAY)
   t.equal(pairsOf(await me.expectToday(t, 'the next day, back first'))[0]?.[1], first)
+  t.strictSame(await counts(), { new: '0', learning: '0', review: '3' })
 })
 
 test('reviews and undo of a suspended or buried card leave it out; suspension and burial each undone on their own', async (t) => {
