@@ -2,6 +2,7 @@
 // shows, where it stands in its schedule and what its review history is. Pure: the collection, the
 // user's calendar and the media ids in, plain values out. The service (imports/) stores them.
 import { addDays as addLocalDays, dayOf, startOfDay, type LocalDay, type UserCalendar } from './calendar.js'
+import { buriedUntilAt } from './card-states.js'
 import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiCollection, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry } from './anki/collection.js'
 import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
 import { fsrsParameters, fsrsReplayer, type MemoryState } from './anki/fsrs.js'
@@ -139,19 +140,22 @@ export function cardContentOf (card: AnkiCard, note: AnkiNote, notetype: AnkiNot
 }
 
 /**
- * Where an Anki card stands besides its schedule: suspended, buried. Kept in this one function so
- * that the card model's own standing (suspension, burial) is wired here when it lands.
+ * Where an Anki card stands besides its schedule, as the card model keeps it (domain/card-states.ts):
+ * suspended (queue -1), buried by the user or as a sibling (queue -3, -2) until the learner's next
+ * day, as Anki unburies at its next day; and its flag (the low three bits of Anki's flags).
  */
-export interface CardStanding {
-  suspended: boolean
-  /** buried by the user or as a sibling: until the next day */
-  buried: boolean
+export interface ImportedStanding {
+  suspended?: true
+  buriedUntil?: Date
+  flag?: number
 }
 
-export function standingOf (card: AnkiCard): CardStanding {
+export function standingOf (card: AnkiCard, now: Date, calendar: UserCalendar): ImportedStanding {
+  const flag = card.flags & 7
   return {
-    suspended: card.queue === CARD_QUEUE.suspended,
-    buried: card.queue === CARD_QUEUE.userBuried || card.queue === CARD_QUEUE.schedBuried
+    ...(card.queue === CARD_QUEUE.suspended ? { suspended: true } : {}),
+    ...(card.queue === CARD_QUEUE.userBuried || card.queue === CARD_QUEUE.schedBuried ? { buriedUntil: buriedUntilAt(now, calendar) } : {}),
+    ...(flag > 0 ? { flag } : {})
   }
 }
 

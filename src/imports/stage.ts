@@ -15,7 +15,8 @@ import { newId } from '../domain/ids.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { quotaText, type Quotas } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
-import { CardState, newSchedule } from '../domain/scheduling.js'
+import { queueKeyOf } from '../domain/card-states.js'
+import { newSchedule } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
@@ -213,6 +214,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   let updated = 0
   let suspended = 0
   let buried = 0
+  let buriedUntil: Date | undefined
   let firstNew: ImportPlan['firstNew']
   let firstDue: Date | undefined
   // one write in flight while the next batch is made: the database and this thread work side by side
@@ -259,9 +261,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       const stored = content.kind === 'cloze'
         ? storedContent(content.cloze, content.back, 'html', content.clozeNumber)
         : storedContent(content.front, content.back, 'html')
-      const standing = standingOf(card)
-      if (standing.suspended) suspended++
-      if (standing.buried) buried++
+      const standing = standingOf(card, now, calendar)
       const earlier = matched?.get(card.ord)
       counts.cards += 1
       if (earlier !== undefined) {
@@ -284,7 +284,12 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       const reviews = importedReviews(entries, calendar)
       const cardSchedule = job.withScheduling ? schedule(card, entries, reviews) : newSchedule(now)
       const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
-      const isNew = cardSchedule.state === CardState.New
+      const isNew = queueKeyOf({ state: cardSchedule.state, ...standing }, now)
+      if (standing.suspended === true) suspended++
+      if (standing.buriedUntil !== undefined) {
+        buried++
+        buriedUntil = standing.buriedUntil
+      }
       cardBatch.push({
         _id: cardID,
         userID: owner,
@@ -293,6 +298,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
         ...cardSchedule,
         isNew,
+        ...standing,
         createdOrder,
         createdAt: now,
         version: 0,
@@ -301,9 +307,9 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         ankiOrd: card.ord
       })
       staged++
-      if (isNew) {
+      if (isNew === true) {
         if (firstNew === undefined || createdOrder < firstNew.createdOrder) firstNew = { due: cardSchedule.due, createdOrder }
-      } else if (firstDue === undefined || cardSchedule.due < firstDue) {
+      } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
         firstDue = cardSchedule.due
       }
       for (const review of reviews) {
@@ -339,8 +345,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
 
   for (const name of skippedNames) missingMedia.delete(name)
   if (missingMedia.size > 0) warnings.push(`${missingMedia.size} media file${missingMedia.size === 1 ? '' : 's'} the notes show ${missingMedia.size === 1 ? 'is' : 'are'} not in the package: ${[...missingMedia].slice(0, 10).join(', ')}`)
-  if (suspended > 0) warnings.push(`${suspended} card${suspended === 1 ? ' was' : 's were'} suspended in Anki`)
-  if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki`)
+  if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki: buried here too, until tomorrow`)
   if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes imported before ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
 
   // the preset most cards use: its parameters and desired retention become the user's
@@ -367,7 +372,9 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     ...(parameters === undefined ? {} : { parameters }),
     ...(desiredRetention === undefined ? {} : { desiredRetention }),
     ...(firstNew === undefined ? {} : { firstNew }),
-    ...(firstDue === undefined ? {} : { firstDue })
+    ...(firstDue === undefined ? {} : { firstDue }),
+    ...(buriedUntil === undefined ? {} : { buriedUntil }),
+    suspended
   }
   return { plan, counts, warnings }
 }

@@ -36,6 +36,10 @@ export interface ImportPlan {
   desiredRetention?: number
   firstNew?: { due: Date, createdOrder: number }
   firstDue?: Date
+  /** when the cards buried in Anki come back (the learner's next day) */
+  buriedUntil?: Date
+  /** cards suspended in Anki, suspended here too */
+  suspended: number
 }
 
 export interface ImportCounts { cards: number, notes: number, reviews: number, media: number }

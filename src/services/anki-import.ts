@@ -149,6 +149,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       await repositories.users.adoptImportedSchedule(userID, plan.parameters, plan.desiredRetention)
       if (plan.firstNew !== undefined) await repositories.users.queueNewCards(userID, plan.firstNew)
       if (plan.firstDue !== undefined) await repositories.users.queueDueCards(userID, plan.firstDue)
+      if (plan.buriedUntil !== undefined) await repositories.users.noteBurial(userID, plan.buriedUntil)
       if (atomic) await handOver(repositories, document)
       const recorded = await repositories.imports.update(document._id, runtime.instance, atomic
         ? { state: 'done', percent: 100, counts: staged.counts, warnings: staged.warnings, plan }

@@ -7,9 +7,10 @@ import type { TextFormat } from '../domain/card-content.js'
 import type { FitMetrics } from '../domain/fit-evaluation.js'
 import { DEFAULT_PARAMETERS } from '../domain/memory-model.js'
 import { MINIMUM_TRAINING_ITEMS, type FitReport } from '../domain/schedule-fit.js'
-import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
+import type { CardContent, CardDocument, CardStandingFields, ClozeSibling } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ScheduleFit, ScheduleStatus } from '../schemas/schedule.js'
+import { isBuriedAt } from '../domain/card-states.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -77,10 +78,14 @@ export function cardContent (card: CardContent & Partial<ClozeSibling>, mediaUrl
   return content
 }
 
-/** Every card of a tree as get-all-cards shows it: where it stands and its content. */
-export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling>>, calendar: UserCalendar, mediaUrl: UserMediaUrl): CardLeaf[] {
-  const displayDay = displayDaysOf(calendar)
-  return cards.map((card) => ({ ...leafOf(card, displayDay), content: cardContent(card, mediaUrl) }))
+/** A card's standing on the wire: suspended, flagged, and buried until a day while that day has not begun. */
+export type WireCardStanding = { suspended: 'true' | 'false', flag: string, buriedUntil?: string }
+
+/** Whether a card is suspended, its flag, and the day it is buried until (left out once that day has begun). */
+export function cardStanding (card: CardStandingFields, calendar: UserCalendar, now: Date): WireCardStanding {
+  const standing: WireCardStanding = { suspended: card.suspended === true ? 'true' : 'false', flag: String(card.flag ?? 0) }
+  if (card.buriedUntil !== undefined && isBuriedAt(card, now)) standing.buriedUntil = displayDayOf(card.buriedUntil, calendar)
+  return standing
 }
 
 /** A decimal as a string with six significant digits, without trailing zeros. */
@@ -92,8 +97,8 @@ function decimal (value: number): string {
  * A card's memory state as Anki's card info shows it: stability (days), difficulty, and the
  * retrievability now, by FSRS-6's forgetting curve with the user's decay; none for a card never studied.
  */
-export function memoryState (card: Pick<CardSchedule, 'stability' | 'difficulty' | 'lastReview'>, parameters: readonly number[] | undefined, now: Date) {
-  if (!(card.stability > 0) || card.lastReview === null) return {}
+export function memoryState (card: Partial<Pick<CardSchedule, 'stability' | 'difficulty'>> & Pick<CardSchedule, 'lastReview'>, parameters: readonly number[] | undefined, now: Date) {
+  if (card.stability === undefined || card.difficulty === undefined || !(card.stability > 0) || card.lastReview === null) return {}
   const decay = (parameters ?? DEFAULT_PARAMETERS)[20] ?? 0.5
   const factor = Math.pow(0.9, -1 / decay) - 1
   const elapsedDays = Math.max(0, (now.getTime() - card.lastReview.getTime()) / 86_400_000)
@@ -101,16 +106,25 @@ export function memoryState (card: Pick<CardSchedule, 'stability' | 'difficulty'
   return { stability: decimal(card.stability), difficulty: decimal(card.difficulty), retrievability: decimal(retrievability) }
 }
 
-/** A card with its content and where it stands, as get-flashcard and edit-card show it. */
-export function cardDetails (card: CardDocument, user: UserCalendar & { fsrsParameters?: readonly number[] }, mediaUrl: UserMediaUrl, now = new Date()) {
-  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, user)
+/** Every card of a tree as get-all-cards shows it: where it stands, its content and standing. */
+export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling> & CardStandingFields>, calendar: UserCalendar,
+  mediaUrl: UserMediaUrl, now: Date): CardLeaf[] {
+  const displayDay = displayDaysOf(calendar)
+  return cards.map((card) => ({ ...leafOf(card, displayDay), content: { ...cardContent(card, mediaUrl), ...cardStanding(card, calendar, now) } }))
+}
+
+/** A card with its content, schedule and standing, as get-flashcard, edit-card and the study queue show it. */
+export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardStandingFields & StoredCard & Pick<CardDocument, 'due'> & Partial<Pick<CardDocument, 'stability' | 'difficulty'>>,
+  calendar: UserCalendar & { fsrsParameters?: readonly number[] }, mediaUrl: UserMediaUrl, now: Date) {
+  const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
   return {
     cardID: card._id,
     ...cardContent(card, mediaUrl),
     review_status: reviewStatus,
     last_review: lastReview,
     due: card.due.toISOString(),
-    ...memoryState(card, user.fsrsParameters, now)
+    ...cardStanding(card, calendar, now),
+    ...memoryState(card, calendar.fsrsParameters, now)
   }
 }
 

@@ -151,3 +151,21 @@ test('without withScheduling every card arrives new, without history', async (t)
   const schedule = await expectOk<{ fitted: string }>(app, 'get-schedule', { jwtToken: user.jwtToken })
   t.equal(schedule.fitted, 'false', 'the user\'s parameters are left alone')
 })
+
+test('suspended and buried cards stay so: out of today\'s cards, the buried ones back the next day', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  const status = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  t.match(status.warnings.join(' '), /2 cards were buried in Anki/)
+  const cards = await importedCards(app, user) as Map<string, { cardID: string, suspended?: string, buriedUntil?: string }>
+  t.equal(cards.get('fixture-suspended/0')?.suspended, 'true', 'suspended (queue -1)')
+  t.equal(cards.get('fixture-basic/0')?.suspended, 'false', 'the others are not')
+  t.ok(cards.get('fixture-userburied/0')?.buriedUntil !== undefined, 'buried by the user (queue -3): until the next day')
+  t.ok(cards.get('fixture-siblings/1')?.buriedUntil !== undefined, 'buried as a sibling (queue -2)')
+  t.equal(cards.get('fixture-siblings/0')?.buriedUntil, undefined, 'its sibling is not')
+  const today = JSON.stringify(await expectOk(app, 'get-today-cards', { jwtToken: user.jwtToken }))
+  for (const key of ['fixture-suspended/0', 'fixture-userburied/0', 'fixture-siblings/1']) {
+    t.notOk(today.includes(cards.get(key)?.cardID as string), `${key} is not in today's cards`)
+  }
+  t.ok(today.includes(cards.get('fixture-basic/0')?.cardID as string), 'an overdue review card is')
+})
