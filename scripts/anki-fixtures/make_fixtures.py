@@ -12,8 +12,8 @@ rollover falls at a fixed UTC offset. Writes into test/fixtures/anki/:
   refused/*.apkg, *.bin   packages the reader must refuse, one per refusal code
   expected.json           what Anki reports: decks, notes, cards (schedule, due calendar day, FSRS memory
                           state stored and computed, rendered question and answer), presets, media
-  history.apkg            620 cards, 600 of them with 300 days of review history (3,197 revlog rows, about
-                          1,950 training items) from a simulated learner with a seeded RNG
+  history.apkg            620 cards, 600 of them with 300 days of review history (3,158 revlog rows, about
+                          1,900 training items) from a simulated learner with a seeded RNG
   history-parameters.json what Anki's own FSRS optimizer computes for history.apkg: its parameters, the
                           items it trained on, and Anki's log loss and RMSE(bins) of those and of the defaults
 
@@ -721,9 +721,6 @@ def simulate_history(rng: random.Random, cards: list[int]) -> tuple[list[tuple],
                 schedule(card, today)
                 rows.append((clock[0], card, rating, c['ivl'], last_ivl, 2500, taken(), REVIEW))
             clock[0] += 5000 + rng.randrange(20_000)
-            if rng.random() < 0.01:
-                # crammed in a filtered deck that does not reschedule: the card's schedule is untouched
-                rows.append((clock[0] + 3_600_000, card, 3, 0, 0, 0, taken(), FILTERED))
         # new cards
         for _ in range(HISTORY_NEW_PER_DAY):
             if introduced == HISTORY_STUDIED:
@@ -732,6 +729,15 @@ def simulate_history(rng: random.Random, cards: list[int]) -> tuple[list[tuple],
             introduced += 1
             live[card] = {'reps': 0, 'lapses': 0}
             learn(card, today, clock, LEARN)
+        # now and then a few cards crammed in a filtered deck that does not reschedule (type 3, factor 0),
+        # on a day they are not due: training leaves these out, and their schedule and memory are untouched
+        if live and rng.random() < 0.3:
+            for card in rng.sample(sorted(live), min(len(live), 3)):
+                c = live[card]
+                if today - c['last'] > 0 and c['due'] > today:
+                    recalled = rng.random() < fsrs_retrievability(truth, today - c['last'], c['truth'][0])
+                    rows.append((clock[0], card, 3 if recalled else 1, 0, 0, 0, taken(), FILTERED))
+                    clock[0] += 10_000
         # now and then a card reviewed early in a filtered deck that reschedules (type 3, factor kept)
         if live and rng.random() < 0.1:
             card = rng.choice(sorted(live))
