@@ -4,7 +4,8 @@
 // The fixtures are made by `npm run anki-fixtures` (scripts/anki-fixtures/make_fixtures.py,
 // history_package): test/fixtures/anki/history.apkg is a collection of 620 cards, 600 of
 // them studied over 300 days by a simulated learner (a seeded RNG, their memory following
-// FSRS-6 with parameters of their own, scheduled by FSRS's defaults), exported by Anki;
+// FSRS-6 with parameters of their own, scheduled by FSRS's defaults; with cram rows on days
+// a card is not due, set-due-date, forget and filtered-deck rows), exported by Anki;
 // history-parameters.json is what Anki 26.9.3 reported on it: its optimizer's parameters
 // (compute_fsrs_params over the deck, one relearning step, from the defaults), the number
 // of items it trained on, and its own log loss and RMSE(bins) of those parameters and of
@@ -25,10 +26,12 @@
 // 2. the fit: on those items, the fitted parameters' log loss is within 1% of that of
 //    Anki's parameters (issue 28), both unweighted (the service's measure, what
 //    optimize-schedule reports) and recency-weighted (the optimizer's own objective); RMSE
-//    (bins), a coarser measure on 2,000 items, within 10%; and the recall the two predict
-//    differs, item by item, by less than half what separates the defaults from Anki's;
+//    (bins) within 20% (on 1,900 items in some 30 bins, a few reviews move a bin: it is
+//    coarse, but the defaults are 80% off); and the recall the two predict differs, item by
+//    item, by less than half what separates the defaults from Anki's;
 // 3. that 1% means something: FSRS's defaults are more than 2% worse than Anki's
-//    parameters on this history, so a fit that did nothing (or returned the defaults) fails.
+//    parameters on this history (3 to 4%), so a fit that did nothing (or returned the
+//    defaults) fails.
 // Both sets are judged on the items they were fitted to (Anki's optimizer reports that
 // too): the question is whether the two optimizers found equally good optima of the same
 // loss, not how well either generalises, which the synthetic tests measure.
@@ -106,7 +109,7 @@ test('on an Anki history, the fitted parameters\' log loss is within 1% of that 
     `log loss ${ours.logLoss.toFixed(5)} against Anki's ${anki.logLoss.toFixed(5)} (${signedPercent(ours.logLoss, anki.logLoss)})`)
   t.ok(Math.abs(ours.weighted - anki.weighted) <= 0.01 * anki.weighted,
     `recency-weighted log loss ${ours.weighted.toFixed(5)} against Anki's ${anki.weighted.toFixed(5)} (${signedPercent(ours.weighted, anki.weighted)})`)
-  t.ok(Math.abs(ours.rmseBins - anki.rmseBins) <= 0.1 * anki.rmseBins,
+  t.ok(Math.abs(ours.rmseBins - anki.rmseBins) <= 0.2 * anki.rmseBins,
     `RMSE(bins) ${ours.rmseBins.toFixed(5)} against Anki's ${anki.rmseBins.toFixed(5)} (${signedPercent(ours.rmseBins, anki.rmseBins)})`)
   const gap = { anki: predictionGap(outcome.parameters, reported.parameters, items), defaults: predictionGap(DEFAULT_PARAMETERS, reported.parameters, items) }
   t.ok(gap.anki < gap.defaults / 2, `predicted recall differs from Anki's parameters' by ${gap.anki.toFixed(4)} (RMS), the defaults' by ${gap.defaults.toFixed(4)}`)
