@@ -13,6 +13,7 @@ interface Library {
   reviewedCardID: string
   reviewID: string
   goalID: string
+  importID: string
 }
 
 type Body = Record<string, unknown>
@@ -50,7 +51,25 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
   { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
-  { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) }
+  { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
+  { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) },
+  { operation: 'suspend-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'suspend-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'suspend-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
+  { operation: 'unsuspend-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'unsuspend-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'unsuspend-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
+  { operation: 'bury-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'bury-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'bury-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
+  { operation: 'unbury-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'unbury-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+  { operation: 'unbury-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
+  { operation: 'flag-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID, flag: 1 }) },
+  { operation: 'flag-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID, flag: 1 }) },
+  { operation: 'flag-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, flag: 1 }) },
+  { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
+  { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) }
 ]
 
 /**
@@ -72,13 +91,20 @@ async function createLibrary (app: FastifyInstance): Promise<Library> {
   const reviewID = `review-${randomInt(1e9)}`
   await expectOk(app, 'review-card', { jwtToken, flashcardID, cardID: reviewedCardID, rating: 'good', reviewID })
   const { goalID } = await expectOk<{ goalID: string }>(app, 'create-goal', { jwtToken, type: 'Card', target: 5, end_date: '30/06/2026' }, 201)
-  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID }
+  // an import of an Anki package, as one that ended leaves it (running one for each library would take seconds)
+  const importID = Array.from({ length: 39 }, () => randomInt(10)).join('')
+  const now = new Date()
+  await databaseOf(app).collection('imports').insertOne({
+    _id: importID as never, userID: user.userID, state: 'done', percent: 100, counts: { cards: 2, notes: 2, reviews: 0, media: 0 }, warnings: [],
+    request: { folder: ['Private'], withScheduling: true, fileName: 'Secrets.apkg', path: '' }, holder: '', until: now, createdAt: now, updatedAt: now
+  })
+  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID, importID }
 }
 
 /** Ids that nobody owns, shaped like real ones. */
 function unknownLibrary (): Library {
   const id = (): string => Array.from({ length: 32 }, () => randomInt(10)).join('')
-  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id() }
+  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id(), importID: id() }
 }
 
 /** Every document of every collection, in a stable order: what must not change. */
