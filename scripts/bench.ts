@@ -20,8 +20,12 @@
 // 6. Fitting FSRS parameters (optimize-schedule) to a log of 100,000 reviews,
 //    on a database of its own, and other users' get-today-cards meanwhile.
 //
+// 7. import-anki of a generated collection of 100,000 cards and 1,000,000
+//    review rows (written with sql.js here), on a database of its own, with
+//    other users' get-today-cards meanwhile and the service's memory sampled.
+//
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
-// runs step 6 alone and prints its rows, writing no report. With MONGODB_URL
+// (or import) runs step 6 (or 7) alone and prints its rows, writing no report. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
 // embedded SecantusDB; DATABASE_CACHE_SIZE sizes the embedded database's cache
 // as it does for `npm start`.
@@ -48,6 +52,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
+import { IMPORT_CARDS, IMPORT_REVLOG, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
@@ -617,6 +622,73 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   }]
 }
 
+/** import-anki of the generated collection through HTTP, on a database of its own, with other users reading their cards meanwhile. */
+async function measureImportRun (): Promise<(ImportFigures & { packageBytes: number, revlog: number, generateMs: number }) | string> {
+  progress(`import-anki of a generated collection of ${IMPORT_CARDS.toLocaleString('en')} cards and ${IMPORT_REVLOG.toLocaleString('en')} review rows, on a database of its own`)
+  const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-import-'))
+  const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
+  const name = `flashcard_bench_import_${randomBytes(4).toString('hex')}`
+  const database = await openDatabase(dataDir, name)
+  const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  try {
+    const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
+    await app.ready()
+    const packagePath = join(dataDir, 'generated.apkg')
+    const seeded = await seedImport(app, packagePath)
+    progress(`  the package: ${(seeded.packageBytes / 1024 / 1024).toFixed(1)} MiB, ${seeded.revlog.toLocaleString('en')} review rows, written in ${(seeded.generateMs / 1000).toFixed(1)} s`)
+    await app.close()
+    if (MONGODB_URL === undefined) await database.close()
+    const service = await startMeasuredService(dataDir, name, 'service for the import')
+    const measured = await measureImport(service.origin, service.pid, packagePath, progress)
+    await service.stop()
+    progress(`  imported in ${(measured.totalMs / 1000).toFixed(1)} s (upload ${(measured.uploadMs / 1000).toFixed(1)} s), service memory at most ${(measured.peakRss / 1024 / 1024).toFixed(0)} MiB; ` +
+      `others' get-today-cards p99 ${p99(measured.peersDuring).toFixed(1)} ms during it (${measured.peersDuring.length} requests), ${p99(measured.peersAlone).toFixed(1)} ms without`)
+    return { ...measured, ...seeded }
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropDatabase()
+    await database.close()
+    await removeDir()
+  }
+}
+
+function importRows (figures: Awaited<ReturnType<typeof measureImportRun>>): ResultRow[] {
+  const importLabel = `import-anki of a generated collection of ${IMPORT_CARDS.toLocaleString('en')} cards and ${IMPORT_REVLOG.toLocaleString('en')} review rows, from sending the file to get-import-status done`
+  const memoryLabel = 'resident memory of the service (its import worker included) during the import, at most'
+  const peersLabel = 'get-today-cards of two other users (100 cards each), each 20 times a second, during the import: p99'
+  if (typeof figures === 'string') {
+    return [
+      { operation: `${importLabel} (failed: ${figures.slice(0, 200)})`, median: 'failed', p90: '', bar: '<= 60 s', met: 'no' },
+      { operation: memoryLabel, median: 'failed', p90: '', bar: '< 1 GiB', met: 'no' },
+      { operation: peersLabel, median: 'failed', p90: '', bar: '< 100 ms', met: 'no' }
+    ]
+  }
+  const during = p99(figures.peersDuring)
+  return [{
+    operation: `${importLabel} (a ${(figures.packageBytes / 1024 / 1024).toFixed(0)} MiB .apkg of schema 11 written with sql.js; upload ${(figures.uploadMs / 1000).toFixed(1)} s; ` +
+      `${String(figures.status.reviews)} reviews logged, ${String(figures.status.media)} media)`,
+    median: `${(figures.totalMs / 1000).toFixed(1)} s`,
+    p90: '',
+    bar: '<= 60 s',
+    met: figures.totalMs <= 60_000 ? 'yes' : 'no'
+  }, {
+    operation: memoryLabel,
+    median: `${(figures.peakRss / 1024 / 1024).toFixed(0)} MiB`,
+    p90: '',
+    bar: '< 1 GiB',
+    met: figures.peakRss < 1024 * 1024 * 1024 ? 'yes' : 'no'
+  }, {
+    operation: `${peersLabel} (${figures.peersDuring.length} requests; without it, p99 ${p99(figures.peersAlone).toFixed(1)} ms)`,
+    median: `${during.toFixed(1)} ms`,
+    p90: `(median ${median(figures.peersDuring).toFixed(1)} ms)`,
+    bar: '< 100 ms',
+    met: during < 100 ? 'yes' : 'no'
+  }]
+}
+
 function countNodes (folders: readonly FolderNode[]): number {
   return folders.reduce((sum, folder) => sum + 1 + folder.flashcards.length + countNodes(folder.folders), 0)
 }
@@ -822,6 +894,11 @@ async function main (): Promise<void> {
     console.log(`\n${resultsTable(rows)}\n`)
     return
   }
+  if (process.env.BENCH_ONLY === 'import') {
+    const rows = importRows(await measureImportRun())
+    console.log(`\n${resultsTable(rows)}\n`)
+    return
+  }
   const date = new Date()
   const machineLine = machine()
   const database = await databaseDescription()
@@ -833,8 +910,9 @@ async function main (): Promise<void> {
   const libraries = await measureLibraries()
   const media = await measureMediaRun()
   const fitting = await measureFittingRun()
+  const imported = await measureImportRun()
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...importRows(imported)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

@@ -102,6 +102,11 @@ export function importsRepository (db: Db, session?: ClientSession) {
       return (await imports.updateOne({ _id: importID, holder }, { $set: { ...changes, updatedAt: new Date() } }, inSession)).matchedCount === 1
     },
 
+    /** How far a running import is; nothing once it has moved on (a late report of progress must not undo its end). */
+    async progress (importID: string, holder: string, percent: number, counts: ImportCounts): Promise<void> {
+      await imports.updateOne({ _id: importID, holder, state: 'running' }, { $set: { percent, counts, updatedAt: new Date() } }, inSession)
+    },
+
     /** Imports not finished whose holder has not renewed them by `now`. Index state_until. */
     abandoned (now: Date): Promise<ImportDocument[]> {
       return imports.find({ state: { $in: ['queued', 'running', 'committing'] }, until: { $lt: now } }, inSession).toArray()

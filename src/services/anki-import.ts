@@ -197,7 +197,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         now: now.getTime(),
         quotas: context.quotas,
         removeUnkeptMediaAt: now.getTime() + Math.max(context.media.graceSeconds * 1000, 24 * 3600 * 1000)
-      }, runtime.mongodbUrl, (percent, counts) => { void update(importID, { percent, counts }).catch(() => {}) })
+      }, runtime.mongodbUrl, (percent, counts) => { void repositories.imports.progress(importID, runtime.instance, percent, counts).catch(() => {}) })
       running = { importID, stop: worker.stop }
       const outcome = await worker.outcome
       if (closed) return
