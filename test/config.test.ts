@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../src/config.js'
 test('defaults apply when the environment says nothing', async (t) => {
   t.same(loadConfig({}), {
     PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000, DATABASE_CACHE_SIZE: '512M', REQUEST_TIMEOUT_MS: 10_000, MAX_CONNECTIONS_PER_ADDRESS: 100,
-    MEDIA_GRACE_SECONDS: 86_400, MEDIA_URL_LIFETIME_SECONDS: 3600, MEDIA_SWEEP_SECONDS: 3600
+    MEDIA_GRACE_SECONDS: 86_400, MEDIA_URL_LIFETIME_SECONDS: 3600, MEDIA_SWEEP_SECONDS: 3600, IMPORT_LEASE_SECONDS: 15
   })
 })
 

@@ -173,9 +173,10 @@ export function presetParameters (preset: AnkiDeckConfig | undefined): number[] 
 }
 
 const RATINGS: readonly Rating[] = ['again', 'hard', 'good', 'easy']
+const DAY_MS = 86_400_000
 
 /** A revlog row's kind as the state the card was in before it. */
-function stateBefore (entry: AnkiRevlogEntry, first: boolean): CardState {
+function stateBeforeRow (entry: AnkiRevlogEntry, first: boolean): CardState {
   if (entry.kind === REVLOG_KIND.learning) return first ? CardState.New : CardState.Learning
   if (entry.kind === REVLOG_KIND.relearning) return CardState.Relearning
   return CardState.Review
@@ -189,39 +190,51 @@ export interface ImportedReview {
   reviewedAt: Date
   day: LocalDay
   wasNew: boolean
-  stateBefore: CardState
-  stateAfter: CardState
-  /** Anki's interval after the review: days if positive, seconds if negative */
-  interval: number
+  /** the card's schedule before and after, as far as the row tells it: state, interval (as scheduledDays, or the due of a learning step), reps, lapses */
+  before: CardSchedule
+  after: CardSchedule
   takenMs: number
+}
+
+/** The schedule a row's interval gives from `at`: days when positive, seconds when negative. */
+function scheduleAfter (state: CardState, at: Date, interval: number, reps: number, lapses: number): CardSchedule {
+  const days = interval > 0 ? interval : 0
+  const due = new Date(at.getTime() + (interval > 0 ? interval * DAY_MS : -interval * 1000))
+  return { state, due, stability: 0, difficulty: 0, elapsedDays: 0, scheduledDays: days, learningSteps: 0, reps, lapses, lastReview: at }
 }
 
 /** The graded rows of a card's log (manual changes have no button and are no reviews), oldest first. */
 export function importedReviews (entries: readonly AnkiRevlogEntry[], calendar: UserCalendar): ImportedReview[] {
   const reviews: ImportedReview[] = []
+  let previous: ImportedReview | undefined
+  let lapses = 0
   for (const entry of entries) {
     if (entry.button < 1 || entry.button > 4) continue
     const reviewedAt = new Date(entry.id)
-    const before = stateBefore(entry, reviews.length === 0)
-    const after = entry.button === 1 && before === CardState.Review
+    const stateBefore = stateBeforeRow(entry, reviews.length === 0)
+    const lapsed = entry.button === 1 && stateBefore === CardState.Review
+    if (lapsed) lapses++
+    const stateAfter = lapsed
       ? CardState.Relearning
-      : entry.interval < 0 ? (before === CardState.Relearning ? CardState.Relearning : CardState.Learning) : CardState.Review
-    reviews.push({
+      : entry.interval < 0 ? (stateBefore === CardState.Relearning ? CardState.Relearning : CardState.Learning) : CardState.Review
+    const before: CardSchedule = previous === undefined
+      ? newSchedule(reviewedAt)
+      : { ...previous.after, state: stateBefore, elapsedDays: Math.max(0, Math.floor((reviewedAt.getTime() - previous.reviewedAt.getTime()) / DAY_MS)) }
+    const review: ImportedReview = {
       revlogId: entry.id,
       rating: RATINGS[entry.button - 1] as Rating,
       reviewedAt,
       day: dayOf(reviewedAt, calendar),
-      wasNew: before === CardState.New,
-      stateBefore: before,
-      stateAfter: after,
-      interval: entry.interval,
+      wasNew: stateBefore === CardState.New,
+      before,
+      after: scheduleAfter(stateAfter, reviewedAt, entry.interval, reviews.length + 1, lapses),
       takenMs: entry.takenMs
-    })
+    }
+    reviews.push(review)
+    previous = review
   }
   return reviews
 }
-
-const DAY_MS = 86_400_000
 
 /** How a collection's cards are scheduled in the user's calendar. */
 export interface SchedulingContext {

@@ -324,7 +324,8 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
           reviewedAt: review.reviewedAt,
           day: review.day,
           wasNew: review.wasNew,
-          before: { state: review.stateBefore },
+          before: review.before,
+          after: review.after,
           xp: 0,
           seq: 0,
           importID

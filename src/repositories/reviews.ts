@@ -48,26 +48,12 @@ export interface ReviewDocument {
 }
 
 /**
- * A review imported from Anki's log: what the log's readers use of it (fitting reads the card, the
- * time, the day, the rating and the state before; the day counts come from activity), without the
- * schedules and answer of a review made here, which no one takes back. A million of them are written
- * by one import, so every byte counts. Its reviewID is its _id.
+ * A review imported from Anki's log: a review of the log as any other (its schedules before and
+ * after as far as Anki's row tells them), without the answer a retried review-card gets back, and
+ * marked with its import, which nothing takes back (undo looks only at reviews without one). Its
+ * reviewID is its _id.
  */
-export interface ImportedReviewDocument {
-  _id: string
-  userID: string
-  reviewID: string
-  cardID: string
-  flashcardID: string
-  rating: Rating
-  reviewedAt: Date
-  day: LocalDay
-  wasNew: boolean
-  before: Pick<CardSchedule, 'state'>
-  xp: 0
-  seq: 0
-  importID: string
-}
+export type ImportedReviewDocument = Omit<ReviewDocument, 'answer' | 'xp' | 'seq'> & { xp: 0, seq: 0, importID: string }
 
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { addFlashcard, createFolderPath, folderAtPath } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
 import { Refusal } from '../domain/refusals.js'
-import { stageInWorker } from '../imports/importer.js'
+import { importWorker } from '../imports/importer.js'
 import type { StagedImport } from '../imports/stage.js'
 import type { CardContent } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
@@ -57,8 +57,9 @@ function mib (bytes: number): string {
 export function ankiImportService (context: ServiceContext, runtime: ImportRuntime, settings: ImportSettings = DEFAULT_IMPORT_SETTINGS) {
   const { repositories, clock } = context
   const waiting: string[] = []
-  let running: { importID: string, stop: () => Promise<void> } | null = null
+  let running: { importID: string } | null = null
   let closed = false
+  const worker = importWorker(runtime.mongodbUrl)
 
   const until = (): Date => new Date(clock().getTime() + settings.leaseMs)
 
@@ -187,7 +188,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     renewal.unref()
     try {
       const now = clock()
-      const worker = stageInWorker({
+      running = { importID }
+      const outcome = await worker.stage({
         importID,
         userID: document.userID,
         path: document.request.path,
@@ -197,9 +199,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         now: now.getTime(),
         quotas: context.quotas,
         removeUnkeptMediaAt: now.getTime() + Math.max(context.media.graceSeconds * 1000, 24 * 3600 * 1000)
-      }, runtime.mongodbUrl, (percent, counts) => { void repositories.imports.progress(importID, runtime.instance, percent, counts).catch(() => {}) })
-      running = { importID, stop: worker.stop }
-      const outcome = await worker.outcome
+      }, (percent, counts) => { void repositories.imports.progress(importID, runtime.instance, percent, counts).catch(() => {}) })
       if (closed) return
       if (!outcome.ok) {
         if (outcome.code === 'internal_error') runtime.log.error({ importID, failure: outcome.message }, 'an Anki import failed')
@@ -228,7 +228,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     if (running !== null || closed) return
     const importID = waiting.shift()
     if (importID === undefined) return
-    running = { importID, stop: async () => {} }
+    running = { importID }
     void run(importID)
       .catch((error: unknown) => { runtime.log.error({ importID, err: error }, 'an Anki import stopped') })
       .finally(() => { running = null; next() })
@@ -313,7 +313,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     async close (): Promise<void> {
       closed = true
       waiting.splice(0)
-      await running?.stop()
+      await worker.close()
     }
   }
 }

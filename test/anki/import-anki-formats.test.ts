@@ -1,8 +1,11 @@
 // import-anki of every format Anki writes, and of the same notes again (matched by guid).
-import { test } from 'tap'
+import tap, { test } from 'tap'
 import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
 import { expected, type ExpectedCard } from '../helpers/anki.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
+
+// every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
+tap.setTimeout(600_000)
 
 for (const name of ['legacy-anki21.apkg', 'legacy-anki2.apkg', 'collection.colpkg', 'genanki.apkg']) {
   test(`${name} imports`, async (t) => {

@@ -1,8 +1,11 @@
 // import-anki's refusals: every package the issue names is failed with its code, and nothing of it is stored.
-import { test } from 'tap'
+import tap, { test } from 'tap'
 import { buildTestApp, registerUser } from '../helpers/app.js'
 import { expected } from '../helpers/anki.js'
 import { countsOf, fixture, importAnki, LEARNER, NOTHING } from '../helpers/anki-import.js'
+
+// every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
+tap.setTimeout(600_000)
 
 test('every package the issue names is refused with its code, and nothing of it is stored', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)

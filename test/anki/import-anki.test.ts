@@ -1,11 +1,14 @@
 // import-anki end to end, against the fixtures PyPI's anki made (test/fixtures/anki/, expected.json):
 // what comes over, read back through the API as a learner sees it.
 import { createHash } from 'node:crypto'
-import { test } from 'tap'
+import tap, { test } from 'tap'
 import { dayOf } from '../../src/domain/calendar.js'
 import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { expected } from '../helpers/anki.js'
 import { CALENDAR, countsOf, fixture, importAnki, importedCards, labelOf, LEARNER, relative } from '../helpers/anki-import.js'
+
+// every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
+tap.setTimeout(600_000)
 
 const graded = expected.cards.reduce((sum, card) => sum + card.revlogCount, 0)
 

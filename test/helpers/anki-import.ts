@@ -37,7 +37,7 @@ export async function postImport (app: FastifyInstance, jwtToken: string, file: 
 }
 
 /** Waits for an import to end (done or failed); its last status. */
-export async function importEnded (app: FastifyInstance, jwtToken: string, importID: string, timeoutMs = 60_000): Promise<ImportStatus> {
+export async function importEnded (app: FastifyInstance, jwtToken: string, importID: string, timeoutMs = 300_000): Promise<ImportStatus> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const status = await expectOk<ImportStatus>(app, 'get-import-status', { jwtToken, importID })
