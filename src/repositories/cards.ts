@@ -284,14 +284,28 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return cards.find({ userID, ankiGuid: { $in: [...guids] } }, { projection: { _id: 1, flashcardID: 1, ankiGuid: 1, ankiOrd: 1, noteID: 1 }, ...oneBatch(100_000), session }).toArray()
     },
 
-    /** Gives the cards staged under `from` to the user; how many moved. Index user_flashcard (its prefix). */
-    async handOver (from: string, userID: string): Promise<number> {
-      return (await cards.updateMany({ userID: from }, { $set: { userID } }, inSession)).modifiedCount
+    /**
+     * Gives the cards staged under `from` to the user, `batch` at a time: each update a short one,
+     * well within a request's time on the database however many cards there are. How many moved.
+     * Repeating it moves what is left.
+     */
+    async handOver (from: string, userID: string, batch = 2000): Promise<number> {
+      let moved = 0
+      for (;;) {
+        const ids = (await cards.find({ userID: from }, { projection: { _id: 1 }, limit: batch, session }).toArray()).map((card) => card._id)
+        if (ids.length === 0) return moved
+        moved += (await cards.updateMany({ _id: { $in: ids }, userID: from }, { $set: { userID } }, inSession)).modifiedCount
+      }
     },
 
-    /** Removes the cards staged under `owner`. */
-    async removeStaged (owner: string): Promise<number> {
-      return (await cards.deleteMany({ userID: owner }, inSession)).deletedCount
+    /** Removes the cards staged under `owner`, `batch` at a time. */
+    async removeStaged (owner: string, batch = 2000): Promise<number> {
+      let removed = 0
+      for (;;) {
+        const ids = (await cards.find({ userID: owner }, { projection: { _id: 1 }, limit: batch, session }).toArray()).map((card) => card._id)
+        if (ids.length === 0) return removed
+        removed += (await cards.deleteMany({ _id: { $in: ids }, userID: owner }, inSession)).deletedCount
+      }
     },
 
     findById (userID: string, cardID: string): Promise<CardDocument | null> {

@@ -129,9 +129,14 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
       if (documents.length > 0) await imported.insertMany(documents, { ordered: false, session })
     },
 
-    /** Removes the reviews an import wrote, for an import that is not kept. Index user_reviewedAt_seq (its prefix). */
-    async removeImported (userID: string, importID: string): Promise<number> {
-      return (await reviews.deleteMany({ userID, importID }, inSession)).deletedCount
+    /** Removes the reviews an import wrote, for an import that is not kept, `batch` at a time. Index user_reviewedAt_seq (its prefix). */
+    async removeImported (userID: string, importID: string, batch = 5000): Promise<number> {
+      let removed = 0
+      for (;;) {
+        const ids = (await reviews.find({ userID, importID }, { projection: { _id: 1 }, limit: batch, session }).toArray()).map((review) => review._id)
+        if (ids.length === 0) return removed
+        removed += (await reviews.deleteMany({ _id: { $in: ids } }, inSession)).deletedCount
+      }
     },
 
     /** Drops a review from the log; false when it was already gone. */

@@ -103,7 +103,10 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       if (list === undefined) byFlashcard.set(staged.flashcardID, list = [])
       list.push({ cardID: staged.cardID, content: staged.content as unknown as CardContent })
     }
-    for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(document.userID, flashcardID, changes)
+    // in batches: each write short, however many cards change
+    for (const [flashcardID, changes] of byFlashcard) {
+      for (let start = 0; start < changes.length; start += 2000) await repositories.cards.setContents(document.userID, flashcardID, changes.slice(start, start + 2000))
+    }
     await repositories.cards.handOver(stagingOwner(document._id), document.userID)
     await repositories.imports.dropStagedUpdates(document._id)
   }
@@ -285,8 +288,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       let recovered = 0
       for (const document of await repositories.imports.abandoned(clock())) {
         if (closed) break
-        // this instance's own imports are under way here, however late their renewal
-        if (document.holder === runtime.instance) continue
+        // the imports under way or waiting here are this instance's, however late their renewal
+        if (running?.importID === document._id || waiting.includes(document._id)) continue
         if (!await repositories.imports.takeOver(document, runtime.instance, until())) continue
         const held = { ...document, holder: runtime.instance }
         if (document.state === 'committing') {
