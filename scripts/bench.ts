@@ -55,7 +55,7 @@ import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type F
 import { IMPORT_CARDS, IMPORT_REVLOG, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
-import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
+import { explainTable, resultsTable, writeReport, writeSection, type ResultRow } from './bench/report.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -895,8 +895,17 @@ async function main (): Promise<void> {
     return
   }
   if (process.env.BENCH_ONLY === 'import') {
+    const date = new Date()
+    const machineLine = machine()
+    const database = await databaseDescription()
     const rows = importRows(await measureImportRun())
     console.log(`\n${resultsTable(rows)}\n`)
+    await writeSection(REPORT, 'Importing from Anki', `Written by \`BENCH_ONLY=import npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; ` +
+      `a whole run puts these rows in the table above instead.\n\n- Machine: ${machineLine}\n- Database: ${database}\n` +
+      `- Method: the package written with sql.js by the benchmark (scripts/bench/anki-package.ts), sent to the service as \`npm start\` runs it on a database of its own, ` +
+      'get-import-status read every 250 ms until done, the service\'s VmRSS read meanwhile; two other users\' get-today-cards every 50 ms each throughout, ' +
+      `then as long again (at most 20 s) without the import.\n\n${resultsTable(rows)}`)
+    progress(`Written to ${REPORT}`)
     return
   }
   const date = new Date()

@@ -1,6 +1,6 @@
 // The benchmark's output: one table of results against the bars, the plans of
 // the hot queries, and docs/performance.md holding both (rewritten each run).
-import { writeFile, mkdir } from 'node:fs/promises'
+import { writeFile, mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { concernOf, type ExplainRow } from './explain.js'
 
@@ -95,5 +95,23 @@ commands, and the note flags a query that reads or matches far more than it retu
 ${explainTable(report.explain)}
 `
   await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, text)
+}
+
+/**
+ * Writes one section (`## heading` up to the next `## `) into the report, in place of the one
+ * there or at its end: what a run of one step (BENCH_ONLY) measured, beside the last whole run's.
+ */
+export async function writeSection (path: string, heading: string, body: string): Promise<void> {
+  const current = await readFile(path, 'utf8').catch(() => '# Performance\n')
+  const section = `## ${heading}\n\n${body.trim()}\n`
+  const start = current.indexOf(`\n## ${heading}\n`)
+  let text: string
+  if (start === -1) {
+    text = `${current.trimEnd()}\n\n${section}`
+  } else {
+    const next = current.indexOf('\n## ', start + 1)
+    text = `${current.slice(0, start + 1)}${section}${next === -1 ? '' : `\n${current.slice(next + 1)}`}`
+  }
   await writeFile(path, text)
 }
