@@ -5,7 +5,7 @@ import database, { type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
 import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
 import auth, { requireAuthentication } from './plugins/auth.js'
-import errors from './plugins/errors.js'
+import errors, { frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
 import studyPage from './plugins/study-page.js'
@@ -88,6 +88,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     pluginTimeout: 60_000,
     return503OnClosing: true,
+    frameworkErrors,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: true, useDefaults: true, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
