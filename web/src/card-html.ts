@@ -215,7 +215,8 @@ export function tidyEditable (root: HTMLElement): void {
 
 /** The source of a contenteditable field: its HTML, each media as media:<mediaID> again, as the card is written. */
 export function editableSource (root: HTMLElement): string {
-  const copy = root.cloneNode(true) as HTMLElement
+  // copied into a document of its own: an image of this page given the src media:<mediaID> would be fetched, even detached
+  const copy = document.implementation.createHTMLDocument('').importNode(root, true)
   for (const media of Array.from(copy.querySelectorAll('[data-media-id]'))) {
     media.setAttribute('src', `media:${media.getAttribute('data-media-id') ?? ''}`)
     media.removeAttribute('data-media-id')
