@@ -316,7 +316,7 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
           ], { click: () => { actions.answer(rating) } })))
       replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton])])
       if (moveFocus) region.focus()
-      // a side's sound starts when the side is shown, once a showing
+      // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
       const started = sitting.soundStarted
       if (started?.card !== card || started.phase !== sitting.phase) {
         sitting.soundStarted = { card, phase: sitting.phase }
@@ -345,10 +345,9 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
   ])
 }
 
-/** The sound of the side on show: the first of the back once turned (of the front when the back has none), else of the front. */
+/** The first sound of a side: of the front, or of the back once turned (a cloze card's answer). */
 function sideSound (stage: HTMLElement, phase: StudySitting['phase']): HTMLAudioElement | null {
-  const back = phase === 'back' ? stage.querySelector<HTMLAudioElement>('#card-back audio') : null
-  return back ?? stage.querySelector<HTMLAudioElement>('#card-front audio')
+  return stage.querySelector<HTMLAudioElement>(phase === 'back' ? '#card-back audio' : '#card-front audio')
 }
 
 /** Starts a sound from its beginning. A browser may refuse a sound no key or click started: its play control is still there, and R. */
@@ -358,9 +357,9 @@ function playSound (audio: HTMLAudioElement | null): void {
   audio.play().catch(() => {})
 }
 
-/** R, as in Anki: the side's sound again, from its beginning. */
+/** R, as in Anki: the side's sound again, from its beginning; on a back without a sound, the front's. */
 function replaySound (stage: HTMLElement, phase: StudySitting['phase']): void {
-  if (phase === 'front' || phase === 'back') playSound(sideSound(stage, phase))
+  if (phase === 'front' || phase === 'back') playSound(sideSound(stage, phase) ?? sideSound(stage, 'front'))
 }
 
 function fillIntervals (preview: ReviewPreview): void {
