@@ -45,7 +45,7 @@ export interface CardFormOptions {
 /** The kinds of file upload-media keeps, for the file picker (the service judges by the bytes). */
 const MEDIA_TYPES = 'image/png,image/jpeg,image/gif,image/webp,audio/mpeg,audio/ogg,audio/mp4,audio/wav,audio/x-wav,audio/wave'
 
-const FORMAT_NAMES: Record<TextFormat, string> = { text: 'Plain text', html: 'Formatted (bold, italic, images, sounds)' }
+const FORMAT_NAMES: Record<TextFormat, string> = { text: 'Plain text', html: 'Formatted' }
 const KIND_NAMES: Record<CardKind, string> = { basic: 'Front and back', cloze: 'Cloze (fill in the blanks)' }
 
 const LABELS: Record<CardKind, { front: string, back: string }> = {
