@@ -94,18 +94,21 @@ function linkAddress (href: string): string | null {
 function allowedCopy (from: Element, options: CleanOptions): Element | null {
   const tag = from.localName
   const copy = document.createElement(tag)
-  const rules = ALLOWED[tag] ?? {}
-  for (const attribute of Array.from(from.attributes)) {
-    const rule = Object.hasOwn(rules, attribute.name) ? rules[attribute.name] : undefined
-    if (rule?.(attribute.value) === true) copy.setAttribute(attribute.name, attribute.value)
-  }
+  // a media's source first, as the service writes it
   if (tag === 'img' || tag === 'audio') {
     const media = options.media(from.getAttribute('src') ?? '')
     if (media === null) return null
     if (media.src !== null) copy.setAttribute('src', media.src)
     if (media.mediaID !== undefined) copy.setAttribute('data-media-id', media.mediaID)
+  }
+  const rules = ALLOWED[tag] ?? {}
+  for (const attribute of Array.from(from.attributes)) {
+    const rule = Object.hasOwn(rules, attribute.name) ? rules[attribute.name] : undefined
+    if (rule?.(attribute.value) === true) copy.setAttribute(attribute.name, attribute.value)
+  }
+  if (tag === 'audio') {
     // a sound shows its play control; whatever an audio element held is its fallback, never shown
-    if (tag === 'audio') copy.setAttribute('controls', '')
+    copy.setAttribute('controls', '')
   } else if (tag === 'a') {
     const href = linkAddress(from.getAttribute('href') ?? '')
     if (href === null) return document.createElement('span')
