@@ -70,6 +70,18 @@ async function selectWords (page: Page, selector: string, words: string): Promis
   }, words)
 }
 
+/** Puts the caret at the end of a contenteditable field, as a click after its last word does. */
+async function caretAtEnd (page: Page, selector: string): Promise<void> {
+  await page.$eval(selector, (field) => {
+    (field as HTMLElement).focus()
+    const range = document.createRange()
+    range.selectNodeContents(field)
+    range.collapse(false)
+    getSelection()?.removeAllRanges()
+    getSelection()?.addRange(range)
+  })
+}
+
 /** The kind of card the add form is set to. */
 async function kindChosen (page: Page): Promise<string> {
   return await page.$eval(KIND, (select) => (select as HTMLSelectElement).value)
@@ -199,6 +211,25 @@ test('an image pasted into the editor and one picked are saved, then studied: sh
   t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'and the page does not scroll sideways')
   await screenshot(page, 'study-page-image-375.png')
 
+  // ---- the card edited, at phone width: its editor shows the images from the card's read, and keeps their references
+  await goTo(page, 'library')
+  await openFlashcard(page, 'Birds')
+  await page.waitForSelector('#card-list .card-item img')
+  t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'the flashcard panel, with the card, its image and the editor, fits 375 px')
+  await click(page, '#card-list button[aria-label^="Edit card"]')
+  const editing = await page.waitForSelector('#card-list .edit-card-form .rich-editor[data-side="front"] img')
+  if (editing === null) throw new Error('no image in the edited card\'s field')
+  const inEdit = await loadedImage(editing, '.rich-editor')
+  t.ok(inEdit.naturalWidth === 1600 && inEdit.alt === 'A robin on a branch', 'the card\'s editor shows its image, from the address the card\'s read gave')
+  t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'and fits 375 px')
+  await caretAtEnd(page, '#card-list .edit-card-form .rich-editor[data-side="back"]')
+  await page.keyboard.type(' (Erithacus rubecula)')
+  await click(page, '#card-list .edit-card-form button[type="submit"]')
+  await page.waitForSelector('#card-list button[aria-label^="Edit card"]')
+  const [edited] = await readFlashcard(study, flashcardID)
+  t.equal(edited?.front, card?.front, 'saved unchanged, the front keeps its media: reference')
+  t.match(edited?.back, /<img src="media:\d{30,64}" alt="nest">.*\(Erithacus rubecula\)/, 'and the back its image, with the words added')
+
   t.same(study.consoleErrors, [], 'no console errors')
   t.same(await study.cspViolations(), [], 'nothing broke the Content-Security-Policy')
   t.same(study.foreignRequests, [], 'no request left this origin')
@@ -296,6 +327,25 @@ test('a cloze note made with Ctrl+Shift+C from selections makes a card for each 
   t.same(seen.map(({ marked }) => marked).sort(), ['Madrid', 'Spain'], 'each answer marks the deletion asked for')
   t.ok(seen.every(({ answer }) => answer === 'Madrid is the capital of SpainSpain in Spanish is España.'), 'the whole text, then the extra')
   t.ok(seen.every(({ weight }) => weight === '700'), 'the marked answer stands out (style .cloze)')
+
+  // ---- the note edited through one of its cards: a third deletion makes a third card, the others keep theirs
+  await goTo(page, 'library')
+  await openFlashcard(page, 'Capitals')
+  await click(page, '#card-list button[aria-label^="Edit card"]')
+  const noteField = '#card-list .edit-card-form .rich-editor[data-side="front"]'
+  await page.waitForSelector(noteField)
+  t.equal(await page.$eval('#card-list .edit-card-form .editor-choices .field:nth-child(2) select', (select) => (select as HTMLSelectElement).disabled), true,
+    'a card keeps its kind when edited')
+  await caretAtEnd(page, noteField)
+  await page.keyboard.type(', in Europe')
+  await selectWords(page, noteField, 'Europe')
+  await pressClozeKeys(page)
+  t.match(await page.$eval(noteField, (field) => field.textContent), /, in \{\{c3::Europe\}\}$/, 'Ctrl+Shift+C gives the next number, 3')
+  await click(page, '#card-list .edit-card-form button[type="submit"]')
+  await page.waitForFunction(() => document.querySelectorAll('#card-list .card-item').length === 3 && document.querySelector('#card-list .edit-card-form') === null)
+  const afterEdit = await readFlashcard(study, flashcardID)
+  t.same(afterEdit.map((card) => card.clozeNumber), ['1', '2', '3'], 'edit-card with the cloze text: a card for the new number')
+  t.same(afterEdit.slice(0, 2).map((card) => card.cardID), cards.map((card) => card.cardID), 'the note\'s first two cards are the same cards')
 
   t.same(study.consoleErrors, [], 'no console errors')
   t.same(await study.cspViolations(), [], 'nothing broke the Content-Security-Policy')
