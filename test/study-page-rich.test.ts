@@ -3,7 +3,7 @@
 // and italic by button and key with an image dropped, formatted sides studied as formatted,
 // a sound dropped into the editor and played again with R; the upload refusals said next
 // to the control; and both kinds of card at phone width. With STUDY_PAGE_SCREENSHOTS=1 it
-// also writes the screenshots of docs/ (an image card and a cloze card, at 1280 and 375 px).
+// also writes the screenshots of docs/ (an image card, a cloze card and the editor, at 1280 and 375 px).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -123,6 +123,8 @@ async function readFlashcard (study: { app: Parameters<typeof expectOk>[0], toke
 /** Writes a screenshot of the study card into docs/, when asked to (STUDY_PAGE_SCREENSHOTS=1). */
 async function screenshot (page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return
+  // the answers' intervals arrive after the back is shown; the picture is of the page once they have
+  await page.waitForFunction(() => [...document.querySelectorAll('#study-stage .interval')].every((interval) => interval.textContent !== '…'))
   await page.evaluate(async () => {
     // the notice of the save before is not what the picture is of
     const notice = document.querySelector('#notice-message')
@@ -287,6 +289,10 @@ test('a cloze note made with Ctrl+Shift+C from selections makes a card for each 
     [['Madrid is the capital of [...]', ['[...]']], ['Madrid is the capital of SpainSpain in Spanish is España.', ['Spain']]]
   ], 'the preview shows each card\'s question and answer, the deletion marked')
   await screenshot(page, 'study-page-editor.png')
+  await page.setViewport({ width: PHONE_WIDTH, height: 800 })
+  t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'the editor of a cloze note, with its preview, fits 375 px')
+  await screenshot(page, 'study-page-editor-375.png')
+  await page.setViewport({ width: 1280, height: 900 })
 
   // ---- saved: two cards, one note
   await click(page, `${ADD_FORM} button[type="submit"]`)
