@@ -68,6 +68,18 @@ export function mediaRepository (db: Db, session?: ClientSession) {
       return stored().media.findOne({ userID, sha256 }, inSession)
     },
 
+    /** Of these media ids, those that are the user's. Index _id. */
+    ownedAmong (userID: string, mediaIDs: readonly string[]): Promise<MediaDocument[]> {
+      if (mediaIDs.length === 0) return Promise.resolve([])
+      return stored().media.find({ _id: { $in: [...mediaIDs] }, userID }, inSession).toArray()
+    },
+
+    /** The user's media of any of these contents. Index user_sha256_unique. */
+    findByHashes (userID: string, sha256s: readonly string[]): Promise<MediaDocument[]> {
+      if (sha256s.length === 0) return Promise.resolve([])
+      return stored().media.find({ userID, sha256: { $in: [...sha256s] } }, inSession).toArray()
+    },
+
     /** Records a file; a second record of the same user and bytes is refused by the unique index (a duplicate-key error). */
     async insert (record: MediaDocument): Promise<void> {
       await stored().media.insertOne(record, inSession)
