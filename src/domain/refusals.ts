@@ -56,6 +56,7 @@ export const REFUSAL_CODES = [
   'goal_final',
   'review_id_reused',
   'changed_meanwhile',
+  'export_too_large',
   // limits of one client
   'too_many_attempts',
   'too_many_requests',

@@ -54,6 +54,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   goal_final: { status: 409, meaning: 'the goal is completed or failed, which is final' },
   review_id_reused: { status: 409, meaning: 'the reviewID was used for another card' },
   changed_meanwhile: { status: 409, meaning: 'another request changed the same thing at the same time; nothing was done: read again and retry' },
+  export_too_large: { status: 409, meaning: 'export-anki: the export would hold more cards, text or reviews than one package is built with; export a folder or flashcard at a time' },
   too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
   too_many_requests: { status: 429, meaning: 'this user has too many requests under way at once; retry after Retry-After' },
   too_many_connections: { status: 429, meaning: 'too many connections open from this address' },

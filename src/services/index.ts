@@ -1,4 +1,5 @@
 import { accountsService } from './accounts.js'
+import { ankiExportService } from './anki-export.js'
 import type { ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
 import { libraryService } from './library.js'
@@ -19,7 +20,8 @@ export function createServices (context: ServiceContext) {
     study: studyService(context),
     goals: goalsService(context),
     stats: statsService(context),
-    media: mediaService(context)
+    media: mediaService(context),
+    ankiExport: ankiExportService(context)
   }
 }
 

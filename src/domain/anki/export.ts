@@ -76,7 +76,7 @@ export interface ExportLimits {
   reviews: number
 }
 
-export const EXPORT_LIMITS: ExportLimits = { cards: 200_000, textCharacters: 100 * 1024 * 1024, reviews: 2_000_000 }
+export const EXPORT_LIMITS: ExportLimits = { cards: 200_000, textCharacters: 64 * 1024 * 1024, reviews: 1_000_000 }
 
 /** How the collection counts days: the learner's calendar, its day 0 the day the account was made. */
 export interface AnkiDays {
