@@ -6,11 +6,11 @@ import { refusals } from '../schemas/common.js'
 
 /**
  * Content-Disposition for a download: the name as it is in `filename*` (RFC 6266, UTF-8), and in
- * `filename` for clients that read only that, with what is not printable ASCII, a quote or a
- * backslash made `_`.
+ * `filename` for clients that read only that, with what is not printable ASCII, a quote, a slash
+ * or a backslash made `_`.
  */
 function attachment (fileName: string): string {
-  const plain = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  const plain = fileName.replace(/[^\x20-\x7e]|["/\\]/g, '_')
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
   return `attachment; filename="${plain}"; filename*=UTF-8''${encoded}`
 }

@@ -1,5 +1,6 @@
 // export-anki through the API: what a folder, a flashcard and the whole account hold, the answer's
 // headers, and what is refused. The packages are read back with the project's Anki reader.
+import { finished } from 'node:stream/promises'
 import { test } from 'tap'
 import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { noteGuid } from '../../src/domain/anki/export.js'
@@ -65,6 +66,11 @@ test('the answer is the package as an attachment named after what was exported',
   t.equal(response.headers['content-disposition'],
     'attachment; filename="Caf_ _d_j__ vu.apkg"; filename*=UTF-8\'\'Caf%C3%A9%20%22d%C3%A9j%C3%A0%22%20vu.apkg',
     'the name in UTF-8, and plain ASCII for clients that read only that')
+  const slashed = await expectOk<{ flashcardID: string }>(app, 'create-flashcard', {
+    jwtToken: user.jwtToken, folder: ['Other'], flashcardName: 'x/y', cards: [{ front: 'a', back: 'b' }]
+  }, 201)
+  t.equal((await exportAnki(app, user, { flashcardID: slashed.flashcardID })).headers['content-disposition'],
+    'attachment; filename="x_y.apkg"; filename*=UTF-8\'\'x%2Fy.apkg', 'a name with a slash is no path')
   const folder = await exportAnki(app, user, { folderID: ids.spanish })
   t.match(folder.headers['content-disposition'], /filename="Spanish\.apkg"/, 'a folder\'s export is named after it')
 })
@@ -87,7 +93,10 @@ test('an export past the limits is refused before anything is sent', async (t) =
   const context = { repositories: app.repositories, clock: app.clock }
   const refusal = async (limits: { cards: number, textCharacters: number, reviews: number }, scope = { kind: 'account' as const }) => {
     try {
-      await ankiExportService(context, limits).exportAnki(user.userID, scope)
+      const { stream } = await ankiExportService(context, limits).exportAnki(user.userID, scope)
+      // read to its end: its media is read from the database while it streams
+      stream.resume()
+      await finished(stream)
       return null
     } catch (error) {
       return error instanceof Refusal ? error.code : error
