@@ -17,8 +17,11 @@
 // 5. Libraries of 1,000 and 20,000 folders and flashcards, and media (a 100 KB
 //    image from GridFS against the ceiling serving the same bytes, its 304,
 //    a 5 MB upload, a 100-card deck of images), each on a database of its own.
+// 6. Fitting FSRS parameters (optimize-schedule) to a log of 100,000 reviews,
+//    on a database of its own, and other users' get-today-cards meanwhile.
 //
-// BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run. With MONGODB_URL
+// BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
+// runs step 6 alone and prints its rows, writing no report. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
 // embedded SecantusDB; DATABASE_CACHE_SIZE sizes the embedded database's cache
 // as it does for `npm start`.
@@ -44,8 +47,9 @@ import {
 import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.js'
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
+import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
-import { childPidNamed, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
+import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, type ResultRow } from './bench/report.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -534,6 +538,85 @@ function mediaRows (run: MediaRun | string): ResultRow[] {
   return rows
 }
 
+const MEASURED_FITS = 3
+
+/** Fits of a 100,000-review log through HTTP, on a database of their own, with other users reading their cards meanwhile. */
+async function measureFittingRun (): Promise<FittingFigures | string> {
+  progress(`Fitting FSRS parameters to ${FITTING_REVIEWS.toLocaleString('en')} reviews, on a database of its own`)
+  const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-fitting-'))
+  const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
+  const name = `flashcard_bench_fitting_${randomBytes(4).toString('hex')}`
+  const database = await openDatabase(dataDir, name)
+  const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  try {
+    const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
+    await app.ready()
+    await seedFitting(app, database.db)
+    await app.close()
+    if (MONGODB_URL === undefined) await database.close()
+    const service = await startMeasuredService(dataDir, name, 'service for fitting')
+    const databasePid = MONGODB_URL === undefined ? await childPidNamed(service.pid, 'secantusd-rs') : null
+    const cpuOfService = async (): Promise<number | null> => {
+      const used = [await cpuSeconds(service.pid), databasePid === null ? 0 : await cpuSeconds(databasePid)]
+      return used.some((seconds) => seconds === null) ? null : (used[0] ?? 0) + (used[1] ?? 0)
+    }
+    const measured = await measureFitting(service.origin, MEASURED_FITS, cpuOfService)
+    await service.stop()
+    const alone = await timeFitAlone(MEASURED_FITS)
+    const figures: FittingFigures = { ...measured, alone: alone.times, aloneCpu: alone.cpu }
+    progress(`  the fit alone, on the log in memory: ${figures.alone.map((ms) => ms.toFixed(0)).join(', ')} ms, using ${figures.aloneCpu.map((seconds) => seconds.toFixed(2)).join(', ')} s of CPU`)
+    if (figures.firstCpu !== null) progress(`  the first fit used ${figures.firstCpu.toFixed(2)} s of CPU in the service and its database`)
+    progress(`  first fit ${figures.first.toFixed(0)} ms (starts the worker), then ${figures.fits.map((ms) => ms.toFixed(0)).join(', ')} ms; ` +
+      `${figures.items.toLocaleString('en')} items of ${figures.reviews.toLocaleString('en')} reviews, adopted: ${String(figures.adopted)}`)
+    progress(`  others' get-today-cards: p99 ${p99(figures.peersDuringFits).toFixed(1)} ms during the fits (${figures.peersDuringFits.length} requests), ` +
+      `${p99(figures.peersAlone).toFixed(1)} ms without (${figures.peersAlone.length})`)
+    return figures
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropDatabase()
+    await database.close()
+    await removeDir()
+  }
+}
+
+function fittingRows (figures: FittingFigures | string): ResultRow[] {
+  const fitLabel = `optimize-schedule: fit FSRS parameters to ${FITTING_REVIEWS.toLocaleString('en')} reviews, end to end (the log read, the fit and 5 time-series splits, the workload)`
+  const peersLabel = 'get-today-cards of two other users (100 cards each), each 20 times a second, while the fits run: p99'
+  if (typeof figures === 'string') {
+    return [
+      { operation: fitLabel, median: 'failed', p90: '', bar: '<= 3 s', met: 'no' },
+      { operation: peersLabel, median: 'failed', p90: '', bar: '< 50 ms', met: 'no' }
+    ]
+  }
+  const slowest = Math.max(...figures.fits)
+  const during = p99(figures.peersDuringFits)
+  return [{
+    operation: `the same fit alone, in the benchmark's process on the log in memory: the optimizer on the whole log and 5 time-series splits, the items, the workload (${figures.alone.length} runs; ` +
+      `CPU ${median(figures.aloneCpu).toFixed(2)} s of all its threads, median)`,
+    median: `${(median(figures.alone) / 1000).toFixed(2)} s`,
+    p90: `(max ${(Math.max(...figures.alone) / 1000).toFixed(2)} s)`,
+    bar: '',
+    met: ''
+  }, {
+    operation: `${fitLabel}: ${figures.fits.length} fits after a first (${(figures.first / 1000).toFixed(2)} s, starting the worker` +
+      `${figures.firstCpu === null ? '' : `, ${figures.firstCpu.toFixed(2)} s of CPU in the service and its database`}); ` +
+      `${figures.items.toLocaleString('en')} items, adopted: ${String(figures.adopted)}`,
+    median: `${(median(figures.fits) / 1000).toFixed(2)} s`,
+    p90: `(max ${(slowest / 1000).toFixed(2)} s)`,
+    bar: '<= 3 s',
+    met: slowest <= 3000 ? 'yes' : 'no'
+  }, {
+    operation: `${peersLabel} (${figures.peersDuringFits.length} requests; without a fit, p99 ${p99(figures.peersAlone).toFixed(1)} ms)`,
+    median: `${during.toFixed(1)} ms`,
+    p90: `(median ${median(figures.peersDuringFits).toFixed(1)} ms)`,
+    bar: '< 50 ms',
+    met: during < 50 ? 'yes' : 'no'
+  }]
+}
+
 function countNodes (folders: readonly FolderNode[]): number {
   return folders.reduce((sum, folder) => sum + 1 + folder.flashcards.length + countNodes(folder.folders), 0)
 }
@@ -734,6 +817,11 @@ function dataDescription (marker: Marker): string {
 // ---- the run
 
 async function main (): Promise<void> {
+  if (process.env.BENCH_ONLY === 'fitting') {
+    const rows = fittingRows(await measureFittingRun())
+    console.log(`\n${resultsTable(rows)}\n`)
+    return
+  }
   const date = new Date()
   const machineLine = machine()
   const database = await databaseDescription()
@@ -744,8 +832,9 @@ async function main (): Promise<void> {
   const ceiling = await measureCeiling(figures.todayBig.firstAnswer === '' ? '{}' : figures.todayBig.firstAnswer)
   const libraries = await measureLibraries()
   const media = await measureMediaRun()
+  const fitting = await measureFittingRun()
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

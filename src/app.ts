@@ -14,6 +14,8 @@ import loadShedding, { type LoadShedding } from './plugins/load-shedding.js'
 import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './plugins/attempt-limits.js'
 import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './plugins/connections.js'
 import timing from './plugins/timing.js'
+import fitting from './plugins/fitting.js'
+import type { FitterOptions } from './fitting/fitter.js'
 import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
@@ -26,9 +28,11 @@ import media, { mediaFiles } from './routes/media.js'
 import mediaSweep from './plugins/media-sweep.js'
 import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
+import type { MediaUrl } from './services/context.js'
+import schedule from './routes/schedule.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
-import type { MediaUrl } from './services/context.js'
+import { DEFAULT_FITTING_SETTINGS, type FittingSettings } from './services/schedule.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +72,8 @@ export interface AppConfig {
   media?: Partial<MediaSettings>
   /** the address of one of a user's media, as cards show it (a probe of card reads sets a fixed one); default: the signed URLs GET /media serves */
   mediaUrl?: MediaUrl
+  /** the queue of fits of users' parameters, and how fits share work between instances; defaults in fitting/fitter.ts and services/schedule.ts */
+  fitting?: Partial<FitterOptions & FittingSettings>
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -108,6 +114,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   await app.register(auth, { secret: config.jwtSecret })
   const mediaSettings = { ...DEFAULT_MEDIA_SETTINGS, ...config.media }
   const links = mediaLinks(config.jwtSecret, mediaSettings.urlLifetimeSeconds)
+  await app.register(fitting, config.fitting ?? {})
   app.decorate('services', createServices({
     repositories: app.repositories,
     transaction: app.transaction,
@@ -116,6 +123,10 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     quotas: app.quotas,
     mediaUrl: config.mediaUrl ?? ((userID, mediaID) => links.urlOf(userID, mediaID, app.clock())),
     media: { graceSeconds: mediaSettings.graceSeconds, uploadWindowMs: connectionLimits.requestTimeoutMs, links }
+  }, {
+    fitter: app.fitter,
+    settings: { ...DEFAULT_FITTING_SETTINGS, ...config.fitting },
+    instance: randomUUID()
   }))
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
 
@@ -137,6 +148,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(goals)
     await api.register(progress)
     await api.register(media)
+    await api.register(schedule)
   }, { prefix: '/api' })
 
   return app

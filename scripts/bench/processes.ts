@@ -122,6 +122,18 @@ export async function residentMemory (pid: number): Promise<number | null> {
   }
 }
 
+/** CPU time a process has used, user and system, in seconds (utime and stime in /proc, Linux, at 100 ticks a second); null once it is gone. */
+export async function cpuSeconds (pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
+
 /** The pid of a child of `parent` whose command is `command` (the service's secantusd-rs), if any. */
 export async function childPidNamed (parent: number, command: string): Promise<number | null> {
   try {

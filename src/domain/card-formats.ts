@@ -366,8 +366,25 @@ export function parseQuizlet (text: string, separators: Separators = DEFAULT_SEP
   return checkCards(readQuizletCards(text, separators)) as CardText[]
 }
 
-export function parseCsv (text: string, options: { header?: CsvHeader } = {}): CardInput[] {
-  return checkCards(readCsvCards(text, options.header ?? 'auto'))
+/**
+ * Rewrites the source of an html side as it is read, before the card rules
+ * apply (so that its length is checked as it will be stored); `line` is
+ * where the side starts. A card archive turns its file references into
+ * media ids with it.
+ */
+export type HtmlRewrite = (source: string, where: { line: number }) => string
+
+export function parseCsv (text: string, options: { header?: CsvHeader, html?: HtmlRewrite } = {}): CardInput[] {
+  const cards = readCsvCards(text, options.header ?? 'auto')
+  const rewrite = options.html
+  if (rewrite !== undefined) {
+    for (const card of cards) {
+      if (card.format !== 'html') continue
+      card.front = rewrite(card.front, { line: card.line })
+      card.back = rewrite(card.back, { line: card.backLine })
+    }
+  }
+  return checkCards(cards)
 }
 
 /** Why a card cannot be written as Quizlet text with these separators, or null when nothing obvious is wrong. */

@@ -21,6 +21,13 @@ export const REFUSAL_CODES = [
   'invalid_upload',
   'media_too_large',
   'unsupported_media',
+  // an archive to import
+  'archive_too_large',
+  'not_a_zip',
+  'zip_bomb',
+  'unsafe_file_name',
+  'missing_cards_file',
+  'missing_media',
   // who is asking
   'invalid_token',
   'wrong_credentials',
@@ -55,6 +62,7 @@ export const REFUSAL_CODES = [
   'library_too_large',
   'goal_final',
   'review_id_reused',
+  'not_enough_history',
   'changed_meanwhile',
   'export_too_large',
   // limits of one client

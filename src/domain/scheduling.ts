@@ -36,21 +36,37 @@ const GRADES: Readonly<Record<Rating, Grade>> = {
   easy: FsrsRating.Easy
 }
 
-// Building a scheduler derives its parameters every time; users pick from a handful of
-// retention values, so one scheduler per value serves every review
-const schedulers = new Map<number, FSRS>()
+/** How a user's cards are scheduled: their desired retention, and their own FSRS parameters once fitted (the defaults otherwise). */
+export interface SchedulingOptions {
+  desiredRetention: number
+  /** the 21 FSRS-6 weights; absent for the defaults */
+  parameters?: readonly number[]
+}
 
-function schedulerFor (desiredRetention: number): FSRS {
-  let scheduler = schedulers.get(desiredRetention)
+// Building a scheduler derives its parameters every time; users pick from a handful of
+// retention values and share the default parameters, so one scheduler per pair serves
+// nearly every review. Fitted parameters are each one user's: the least recently used go.
+const SCHEDULERS_KEPT = 1000
+const schedulers = new Map<string, FSRS>()
+
+function schedulerFor ({ desiredRetention, parameters }: SchedulingOptions): FSRS {
+  const key = parameters === undefined ? String(desiredRetention) : `${desiredRetention}|${parameters.join(',')}`
+  let scheduler = schedulers.get(key)
   if (scheduler === undefined) {
     if (!(desiredRetention > 0 && desiredRetention < 1)) {
       throw new RangeError(`desired retention must lie between 0 and 1, got ${desiredRetention}`)
     }
+    if (parameters !== undefined && parameters.length !== 21) {
+      throw new RangeError(`FSRS-6 takes 21 parameters, got ${parameters.length}`)
+    }
     // No fuzz: the same review history must give the same due date, so undo and retries
     // land where the first answer did
-    scheduler = fsrs(generatorParameters({ request_retention: desiredRetention, enable_fuzz: false }))
-    schedulers.set(desiredRetention, scheduler)
+    scheduler = fsrs(generatorParameters({ request_retention: desiredRetention, enable_fuzz: false, ...(parameters === undefined ? {} : { w: [...parameters] }) }))
+    if (schedulers.size >= SCHEDULERS_KEPT) schedulers.delete(schedulers.keys().next().value as string)
+  } else {
+    schedulers.delete(key)
   }
+  schedulers.set(key, scheduler)
   return scheduler
 }
 
@@ -106,11 +122,11 @@ export function scheduleReview (
   schedule: CardSchedule,
   rating: Rating,
   now: Date,
-  options: { desiredRetention: number }
+  options: SchedulingOptions
 ): CardSchedule {
   const grade = GRADES[rating]
   if (grade === undefined) throw new RangeError(`unknown rating: ${JSON.stringify(rating)}`)
-  const { card } = schedulerFor(options.desiredRetention).next(toFsrsCard(schedule), now, grade)
+  const { card } = schedulerFor(options).next(toFsrsCard(schedule), now, grade)
   return fromFsrsCard(card)
 }
 
@@ -118,7 +134,7 @@ export function scheduleReview (
 export function previewReviews (
   schedule: CardSchedule,
   now: Date,
-  options: { desiredRetention: number }
+  options: SchedulingOptions
 ): Record<Rating, CardSchedule> {
   return Object.fromEntries(RATINGS.map((rating) => [rating, scheduleReview(schedule, rating, now, options)])) as Record<Rating, CardSchedule>
 }

@@ -45,6 +45,12 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   lastReviewID: string | null
 }
 
+/** What giving a card a new schedule reads of it. */
+export type StudiedCard = Pick<CardDocument, '_id' | 'version' | 'state' | 'due' | 'lastReview' | 'stability' | 'difficulty' | 'scheduledDays'>
+
+/** A new memory state and schedule for a card, over the version it was read at. */
+export interface Rescheduled { _id: string, version: number, schedule: Pick<CardSchedule, 'stability' | 'difficulty' | 'due' | 'scheduledDays'> }
+
 /** What a tree of cards needs of a card. */
 export type TreeCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
 
@@ -231,6 +237,28 @@ export function cardsRepository (db: Db, session?: ClientSession) {
 
     findById (userID: string, cardID: string): Promise<CardDocument | null> {
       return cards.findOne({ _id: cardID, userID }, inSession)
+    },
+
+    /** Every card of the user that is not new, with what rescheduling reads. Index user_queue (its prefix). */
+    studied (userID: string): Promise<StudiedCard[]> {
+      return cards.find({ userID, isNew: false }, {
+        projection: { _id: 1, version: 1, state: 1, due: 1, lastReview: 1, stability: 1, difficulty: 1, scheduledDays: 1 },
+        ...oneBatch(10_000),
+        session
+      }).toArray()
+    },
+
+    /**
+     * Gives cards new schedules, each only over the version it was read at,
+     * and counts it as a change of the card: a card reviewed meanwhile keeps
+     * its review's schedule. How many were changed.
+     */
+    async reschedule (userID: string, changes: readonly Rescheduled[]): Promise<number> {
+      if (changes.length === 0) return 0
+      const result = await cards.bulkWrite(changes.map(({ _id, version, schedule }) => ({
+        updateOne: { filter: { _id, userID, version }, update: { $set: { ...schedule, version: version + 1 } } }
+      })), { ordered: false, session })
+      return result.modifiedCount
     },
 
     /** How many cards each of the user's flashcards holds (those with none are absent). Index user_flashcard. */

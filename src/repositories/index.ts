@@ -8,6 +8,7 @@ import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 import { mediaRepository, type MediaRepository } from './media.js'
+import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -23,6 +24,8 @@ export interface Repositories {
   media: MediaRepository
   /** counters shared by every instance; never part of a transaction */
   attempts: AttemptsRepository
+  /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
+  fitLeases: FitLeasesRepository
 }
 
 /** What the repositories of one instance keep between requests. */
@@ -45,6 +48,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),
     media: mediaRepository(db, session),
-    attempts: attemptsRepository(db)
+    attempts: attemptsRepository(db),
+    fitLeases: fitLeasesRepository(db)
   }
 }

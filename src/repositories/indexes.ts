@@ -49,6 +49,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   // login and register attempt counters: removed an hour after their window closes
   attempts: [
     { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }
+  ],
+  // the lease of a fit under way (optimize-schedule): one left by an instance that died goes an hour after it ran out
+  fitLeases: [
+    { key: { until: 1 }, name: 'until_ttl', expireAfterSeconds: 3600 }
   ]
 }
 

@@ -2,6 +2,7 @@ import type { ClientSession, Db } from 'mongodb'
 import type { LocalDay } from '../domain/calendar.js'
 import type { CardSchedule, Rating } from '../domain/scheduling.js'
 import { refusingDuplicates } from './duplicate-key.js'
+import { visitLoggedAnswer, type LoggedAnswerVisitor } from './logged-answers.js'
 
 /** A review whose reviewID the user's log holds already: a retry of a review stored before, or the key reused. */
 export class ReviewIDTakenError extends Error {
@@ -93,6 +94,25 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
     producerOf (userID: string, cardID: string, schedule: CardSchedule): Promise<ReviewDocument | null> {
       if (schedule.lastReview === null) return Promise.resolve(null)
       return reviews.findOne({ userID, reviewedAt: schedule.lastReview, cardID, 'after.reps': schedule.reps }, inSession)
+    },
+
+    /**
+     * Hands each review of the user's whole log to `visit`, with only what
+     * fitting parameters reads, in no particular order (fitting orders each
+     * card's reviews itself, and a sort costs the database more). The
+     * documents come as BSON and only those values are picked out of them
+     * (logged-answers.ts); each batch is read on the event loop, so
+     * `batchSize` keeps every stretch of it short. Index user_reviewedAt_seq
+     * (its prefix).
+     */
+    async visitWholeLog (userID: string, batchSize: number, visit: LoggedAnswerVisitor): Promise<void> {
+      const documents = reviews.find({ userID }, {
+        projection: { _id: 0, cardID: 1, reviewedAt: 1, day: 1, rating: 1, 'before.state': 1 },
+        batchSize,
+        raw: true,
+        session
+      })
+      for await (const document of documents) visitLoggedAnswer(document as unknown as Uint8Array, visit)
     },
 
     /**

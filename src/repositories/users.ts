@@ -3,6 +3,7 @@ import { normaliseEmail, type UserSettings } from '../domain/accounts.js'
 import type { LocalDay } from '../domain/calendar.js'
 import type { QueueStart, QueueStarts } from '../domain/queues.js'
 import type { Quotas, Usage } from '../domain/quotas.js'
+import type { FitReport } from '../domain/schedule-fit.js'
 import { refusingDuplicates } from './duplicate-key.js'
 
 /** Reviews made on the user's current day, kept with the account so today's cards need no count query. */
@@ -34,6 +35,10 @@ export interface UserDocument extends UserSettings {
   writes?: number
   /** where each queue of today's cards starts (domain/queues.ts); absent only on an account the start-up migration has not reached */
   queueFrom?: QueueStarts
+  /** the FSRS-6 parameters fitted to the user's reviews and adopted (optimize-schedule); absent: the defaults */
+  fsrsParameters?: number[]
+  /** the last fit of the user's parameters, adopted or not */
+  scheduleFit?: FitReport
   createdAt: Date
 }
 
@@ -186,6 +191,22 @@ export function usersRepository (db: Db, session?: ClientSession) {
       const changes = Object.fromEntries(Object.entries(raised).filter(([, start]) => start !== undefined).map(([queue, start]) => [`queueFrom.${queue}`, start]))
       if (Object.keys(changes).length === 0) return
       await users.updateOne({ _id: userID, 'queueFrom.writes': writes }, { $set: changes }, inSession)
+    },
+
+    /** Keeps the report of a fit, and its parameters when they were adopted; the account as it now is, or null when it is gone. */
+    recordFit (userID: string, report: FitReport, adopted?: number[]): Promise<UserDocument | null> {
+      return users.findOneAndUpdate({ _id: userID }, { $set: { scheduleFit: report, ...(adopted === undefined ? {} : { fsrsParameters: adopted }) } }, after)
+    },
+
+    /** Schedules with the default parameters again; the account as it now is, or null when it is gone. */
+    useDefaultParameters (userID: string): Promise<UserDocument | null> {
+      return users.findOneAndUpdate({ _id: userID }, { $unset: { fsrsParameters: '' } }, after)
+    },
+
+    /** Keeps the start of the due queue at or before `due`, where cards given new schedules now fall due first. */
+    async queueDueCards (userID: string, due: Date): Promise<void> {
+      const { $min, $inc } = queuePlacement({ isNew: false, due, createdOrder: 0 })
+      await users.updateOne({ _id: userID }, { $min, $inc }, inSession)
     },
 
     findById (userID: string): Promise<UserDocument | null> {

@@ -4,23 +4,30 @@ import type { ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
 import { libraryService } from './library.js'
 import { mediaService } from './media.js'
+import { scheduleService, type FittingSettings } from './schedule.js'
+import type { Fitter } from '../fitting/fitter.js'
 import { statsService } from './stats.js'
 import { studyService } from './study.js'
 import { transferService } from './transfer.js'
 
 export type { ServiceContext } from './context.js'
 
+/** What fitting users' parameters runs on: the fitting worker, how fits share work, and this instance's name (leases name their holder). */
+export interface FittingContext { fitter: Fitter, settings: FittingSettings, instance: string }
+
 /** Every service, on one context. */
-export function createServices (context: ServiceContext) {
+export function createServices (context: ServiceContext, fitting: FittingContext) {
   const library = libraryService(context)
+  const media = mediaService(context)
   return {
     accounts: accountsService(context),
     library,
-    transfer: transferService(context, library),
+    transfer: transferService(context, library, media),
     study: studyService(context),
     goals: goalsService(context),
     stats: statsService(context),
-    media: mediaService(context),
+    media,
+    schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance),
     ankiExport: ankiExportService(context)
   }
 }

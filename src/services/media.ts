@@ -37,16 +37,16 @@ const SWEEP_MAX_BATCHES = 50
 const UNDER_WAY_WRITES_MS = 60_000
 
 /** A file ready to store: what the upload's bytes hashed to, and how much there was. */
-interface StoredFile { fileId: ObjectId, sha256: string, bytes: number, contentType: string }
+export interface StoredFile { fileId: ObjectId, sha256: string, bytes: number, contentType: string }
 
-interface RecordedMedia { media: MediaDocument, created: boolean }
+export interface RecordedMedia { media: MediaDocument, created: boolean }
 
 function tooLarge (): Refusal {
   return new Refusal('media_too_large', `the file is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB, the most one upload may hold: send a smaller file`)
 }
 
 /** The type a file's first bytes say it is, as it will be served; 415 for anything but the kinds kept. */
-async function sniffedType (head: Buffer): Promise<string> {
+export async function sniffedType (head: Buffer): Promise<string> {
   const sniffed = await fileTypeFromBuffer(head)
   const type = servedType(sniffed?.ext)
   if (type === null) {
@@ -115,6 +115,39 @@ export async function releaseMedia (context: ServiceContext, repositories: Repos
   const unshown = mediaIDs.filter((mediaID) => !stillShown.has(mediaID))
   const pastGrace = await repositories.media.uploadedBefore(userID, unshown, new Date(now.getTime() - context.media.graceSeconds * 1000))
   return await removeMedia(repositories, userID, pastGrace, now)
+}
+
+/**
+ * In the caller's transaction, makes a file written whole into GridFS (and
+ * listed meanwhile among the files to remove) the user's media: it comes off
+ * that list and is recorded; or, when the user has these bytes already, it
+ * goes and the record there is answered, renewed (its grace starts again).
+ * Charges nothing: the caller adds the bytes of a new record to the quota in
+ * the same transaction. Two records of one user's bytes at once fail on the
+ * unique index (a duplicate-key error): the caller runs its transaction again.
+ */
+export async function keepFile (context: Pick<ServiceContext, 'media'>, { media }: Pick<Repositories, 'media'>, userID: string, stored: StoredFile, now: Date): Promise<RecordedMedia> {
+  const checkAt = new Date(now.getTime() + context.media.graceSeconds * 1000)
+  if (!await media.claim(stored.fileId)) throw new Error(`the file ${stored.fileId.toHexString()} of an upload was removed before it was recorded`)
+  const existing = await media.findByHash(userID, stored.sha256)
+  if (existing !== null) {
+    await media.deleteFile(stored.fileId)
+    await media.uploadedAgain(existing._id, now, checkAt)
+    return { media: { ...existing, uploadedAt: now }, created: false }
+  }
+  const document: MediaDocument = {
+    _id: newId(),
+    userID,
+    sha256: stored.sha256,
+    fileId: stored.fileId,
+    bytes: stored.bytes,
+    contentType: stored.contentType,
+    createdAt: now,
+    uploadedAt: now,
+    checkAt
+  }
+  await media.insert(document)
+  return { media: document, created: true }
 }
 
 /**
@@ -204,31 +237,12 @@ export function mediaService (context: ServiceContext) {
    */
   async function record (userID: string, stored: StoredFile): Promise<RecordedMedia> {
     const now = clock()
-    const checkAt = new Date(now.getTime() + context.media.graceSeconds * 1000)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await context.userTransaction(userID, async ({ media, users }) => {
-          if (!await media.claim(stored.fileId)) throw new Error(`the file ${stored.fileId.toHexString()} of an upload was removed before it was recorded`)
-          const existing = await media.findByHash(userID, stored.sha256)
-          if (existing !== null) {
-            await media.deleteFile(stored.fileId)
-            await media.uploadedAgain(existing._id, now, checkAt)
-            return { media: { ...existing, uploadedAt: now }, created: false }
-          }
-          await addToUsageWithinQuotas(context, users, userID, { mediaBytes: stored.bytes })
-          const document: MediaDocument = {
-            _id: newId(),
-            userID,
-            sha256: stored.sha256,
-            fileId: stored.fileId,
-            bytes: stored.bytes,
-            contentType: stored.contentType,
-            createdAt: now,
-            uploadedAt: now,
-            checkAt
-          }
-          await media.insert(document)
-          return { media: document, created: true }
+        return await context.userTransaction(userID, async (repositories) => {
+          const recorded = await keepFile(context, repositories, userID, stored, now)
+          if (recorded.created) await addToUsageWithinQuotas(context, repositories.users, userID, { mediaBytes: stored.bytes })
+          return recorded
         })
       } catch (error) {
         // another instance recorded the same bytes of this user just now: the next attempt answers its record
@@ -266,6 +280,21 @@ export function mediaService (context: ServiceContext) {
   }
 
   return {
+    /**
+     * Writes a file into GridFS for a later transaction to keep (keepFile),
+     * typed by its bytes and hashed as it comes; listed meanwhile among the
+     * files to remove, so that a file no transaction keeps goes (discard, or
+     * the sweep). 413 past 20 MiB, 415 for a kind not kept.
+     */
+    async stage (file: AsyncIterable<Buffer>): Promise<StoredFile> {
+      return await store(file, Number.POSITIVE_INFINITY)
+    },
+
+    /** Removes staged files that no transaction kept; one that cannot be removed now is left to the sweep. */
+    async discard (fileIds: readonly ObjectId[]): Promise<void> {
+      for (const fileId of fileIds) await discardUpload(fileId, false)
+    },
+
     /**
      * Stores an uploaded file for the user, typed by its bytes; `formEnd`
      * checks that nothing follows the file before it is recorded. Answers the

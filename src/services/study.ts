@@ -1,7 +1,7 @@
 import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
-import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../domain/scheduling.js'
+import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating, type SchedulingOptions } from '../domain/scheduling.js'
 import { startsAfterRead, todayQueueRanges } from '../domain/queues.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { ReviewIDTakenError } from '../repositories/reviews.js'
@@ -14,6 +14,11 @@ import { invalidToken, noCard, Refusal } from '../domain/refusals.js'
 function scheduleOf (card: CardDocument): CardSchedule {
   const { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview } = card
   return { state, due, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reps, lapses, lastReview }
+}
+
+/** How the user's reviews are scheduled: their desired retention, with the parameters fitted to their reviews once adopted (optimize-schedule). */
+function schedulingOf (user: UserDocument): SchedulingOptions {
+  return user.fsrsParameters === undefined ? { desiredRetention: user.desiredRetention } : { desiredRetention: user.desiredRetention, parameters: user.fsrsParameters }
 }
 
 export interface ReviewRequest { flashcardID: string, cardID: string, rating: Rating, reviewID?: string }
@@ -81,7 +86,7 @@ export function studyService (context: ServiceContext) {
       const card = await repositories.cards.findOne(user._id, flashcardID, cardID)
       if (card === null) throw noCard(flashcardID, cardID)
       const now = context.clock()
-      const outcomes = previewReviews(scheduleOf(card), now, { desiredRetention: user.desiredRetention })
+      const outcomes = previewReviews(scheduleOf(card), now, schedulingOf(user))
       const answer = Object.fromEntries(RATINGS.map((rating) => {
         const { due } = outcomes[rating]
         return [rating, { due: due.toISOString(), interval: intervalText(now, due) }]
@@ -106,7 +111,7 @@ export function studyService (context: ServiceContext) {
           if (card === null) throw noCard(flashcardID, cardID)
           const now = context.clock()
           const before = scheduleOf(card)
-          const after = scheduleReview(before, rating, now, { desiredRetention: user.desiredRetention })
+          const after = scheduleReview(before, rating, now, schedulingOf(user))
           const wasNew = isNewCard(before)
           const reviewDay = userDay(now, user)
           const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW, placed: { isNew: false, due: after.due, createdOrder: card.createdOrder } })

@@ -4,7 +4,12 @@ import { basicSides, clozeSides, escapeText, RENDER_VERSION, resolveMedia } from
 import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
 import type { TextFormat } from '../domain/card-content.js'
+import type { FitMetrics } from '../domain/fit-evaluation.js'
+import { DEFAULT_PARAMETERS } from '../domain/memory-model.js'
+import { MINIMUM_TRAINING_ITEMS, type FitReport } from '../domain/schedule-fit.js'
 import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
+import type { UserDocument } from '../repositories/users.js'
+import type { ScheduleFit, ScheduleStatus } from '../schemas/schedule.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -82,4 +87,41 @@ export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardCon
 export function cardDetails (card: CardDocument, calendar: UserCalendar, mediaUrl: UserMediaUrl) {
   const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
   return { cardID: card._id, ...cardContent(card, mediaUrl), review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+}
+
+/** FSRS weights as Anki shows them, four decimals. */
+function weights (parameters: readonly number[]): string[] {
+  return parameters.map((w) => w.toFixed(4))
+}
+
+function figures (metrics: FitMetrics) {
+  return { logLoss: metrics.logLoss.toFixed(4), rmseBins: metrics.rmseBins.toFixed(4) }
+}
+
+export type FitAnswer = ScheduleFit
+
+/** A fit of the user's parameters as optimize-schedule answers it. */
+export function fitAnswer (report: FitReport): FitAnswer {
+  return {
+    parameters: weights(report.parameters),
+    reviews: String(report.reviews),
+    items: String(report.items),
+    default: figures(report.default),
+    fitted: figures(report.fitted),
+    adopted: report.adopted ? 'true' : 'false',
+    workload: report.workload.map(({ retention, answersPerDay }) => ({ desiredRetention: retention.toFixed(2), reviewsPerDay: String(Math.round(answersPerDay)) })),
+    rescheduled: String(report.rescheduled),
+    fittedAt: report.fittedAt.toISOString()
+  }
+}
+
+/** The parameters a user is scheduled with, and their last fit. */
+export function scheduleAnswer (user: UserDocument): ScheduleStatus {
+  return {
+    parameters: weights(user.fsrsParameters ?? DEFAULT_PARAMETERS),
+    fitted: user.fsrsParameters === undefined ? 'false' : 'true',
+    desiredRetention: user.desiredRetention.toFixed(2),
+    minimumItems: String(MINIMUM_TRAINING_ITEMS),
+    ...(user.scheduleFit === undefined ? {} : { lastFit: fitAnswer(user.scheduleFit) })
+  }
 }

@@ -12,6 +12,7 @@ import type * as goals from '../../src/schemas/goals.js'
 import type * as library from '../../src/schemas/library.js'
 import type * as manage from '../../src/schemas/library-manage.js'
 import type * as progress from '../../src/schemas/progress.js'
+import type * as schedule from '../../src/schemas/schedule.js'
 import type * as study from '../../src/schemas/study.js'
 import type * as transfer from '../../src/schemas/transfer.js'
 
@@ -75,6 +76,11 @@ export type GoalStatus = Goal['status']
 
 export type Stats = Static<typeof progress.Stats>
 
+/** The FSRS parameters the user's reviews are scheduled with, and their last fit. */
+export type ScheduleStatus = Static<typeof schedule.ScheduleStatus>
+/** A fit of the user's parameters: its figures against the defaults', and what each desired retention costs. */
+export type ScheduleFit = Static<typeof schedule.ScheduleFit>
+
 /** Each operation the page calls: what it takes besides the token, and what it answers. */
 export interface Operations {
   register: Op<typeof accounts.RegisterBody, typeof accounts.Session>
@@ -111,6 +117,10 @@ export interface Operations {
   'edit-goal': Op<typeof goals.EditGoalBody, typeof goals.CreatedGoal>
   'delete-goal': Op<typeof goals.DeleteGoalBody, typeof goals.DeletedGoal>
   'get-stats': Op<typeof progress.StatsBody, typeof progress.Stats>
+
+  'get-schedule': Op<typeof schedule.ScheduleBody, typeof schedule.ScheduleStatus>
+  'optimize-schedule': Op<typeof schedule.OptimizeScheduleBody, typeof schedule.ScheduleFit>
+  'reset-schedule': Op<typeof schedule.ResetScheduleBody, typeof schedule.ScheduleReset>
 }
 
 export type Operation = keyof Operations

@@ -1,18 +1,25 @@
 // Settings: the user's name, time zone and daily limits (get-user, update-settings),
-// and logging out on every device (logout-everywhere).
+// their memory model (schedule-fit.ts), and logging out on every device (logout-everywhere).
 import { callApi } from '../api.js'
 import type { Profile, SettingsChange } from '../api-types.js'
 import { confirmButton, el, field, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { reportFailure, showNotice } from '../messages.js'
+import { scheduleSection } from './schedule-fit.js'
 import type { Screen } from './screen.js'
 
 export const showSettings: Screen = (container, { signOut }) => {
   const body = el('div', {}, [el('p', { class: 'loading' }, ['Loading your settings…'])])
   container.append(el('h1', { tabindex: -1 }, ['Settings']), body)
   let onScreen = true
-  callApi('get-user', {}).then((profile) => {
-    if (onScreen) replaceChildren(body, [settingsForm(profile), accountSection(profile, signOut)])
+  Promise.all([callApi('get-user', {}), callApi('get-schedule', {})]).then(([profile, schedule]) => {
+    if (!onScreen) return
+    const form = settingsForm(profile)
+    const chosen = (retention: string): void => {
+      const input = form.querySelector<HTMLInputElement>('#desired-retention')
+      if (input !== null) input.value = retention
+    }
+    replaceChildren(body, [form, scheduleSection(schedule, chosen), accountSection(profile, signOut)])
   }, reportFailure)
   return () => { onScreen = false }
 }
@@ -30,7 +37,7 @@ function settingsForm (profile: Profile): HTMLFormElement {
     el('option', { value: hour, selected: String(hour) === profile.dayStartHour }, [`${String(hour).padStart(2, '0')}:00`])))
   const newCardsPerDay = el('input', { type: 'number', min: 0, max: 9999, step: 1, required: true, value: profile.newCardsPerDay })
   const reviewsPerDay = el('input', { type: 'number', min: 0, max: 99999, step: 1, required: true, value: profile.reviewsPerDay })
-  const desiredRetention = el('input', { type: 'number', min: 0.7, max: 0.99, step: 0.01, required: true, value: profile.desiredRetention })
+  const desiredRetention = el('input', { type: 'number', id: 'desired-retention', min: 0.7, max: 0.99, step: 0.01, required: true, value: profile.desiredRetention })
 
   return actionForm({ class: 'panel stacked-form settings-form', id: 'settings-form', 'aria-labelledby': 'settings-heading' }, [
     el('h2', { id: 'settings-heading' }, ['Study settings']),
@@ -42,7 +49,7 @@ function settingsForm (profile: Profile): HTMLFormElement {
       field('New cards a day', newCardsPerDay),
       field('Reviews a day', reviewsPerDay)
     ]),
-    field('Desired retention', desiredRetention, 'The share of cards you aim to remember when they come back, 0.70 to 0.99. Higher means more reviews.'),
+    field('Desired retention', desiredRetention, 'The share of cards you aim to remember when they come back, 0.70 to 0.99. Higher means more reviews: "Your memory model" below says how many.'),
     submitButton('Save settings', true)
   ], async () => {
     const change: SettingsChange = {
