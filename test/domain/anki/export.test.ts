@@ -54,6 +54,13 @@ test('a review becomes a revlog row: the button, the kind of the card before it,
   const lapse = revlogRow({ rating: 'again', reviewedAt: later, before: learnt, after: lapsed }, 6, 9)
   t.same({ button: lapse.button, kind: lapse.kind, lastInterval: lapse.lastInterval }, { button: 1, kind: 1, lastInterval: learnt.scheduledDays })
   t.equal(lapse.interval, -Math.round((lapsed.due.getTime() - later.getTime()) / 1000), 'a relearning step: negative seconds')
+  t.equal(lapsed.state, CardState.Relearning)
+  const relearnt = scheduleReview(lapsed, 'good', lapsed.due, { desiredRetention: 0.9 })
+  t.equal(relearnt.state, CardState.Review)
+  const relearning = revlogRow({ rating: 'good', reviewedAt: lapsed.due, before: lapsed, after: relearnt }, 7, 9)
+  t.same({ button: relearning.button, kind: relearning.kind, interval: relearning.interval, factor: relearning.factor }, { button: 3, kind: 2, interval: relearnt.scheduledDays, factor: 2500 },
+    'a review of a relearning card: kind 2, and the days it gives')
+  t.equal(relearning.lastInterval, -Math.round((lapsed.due.getTime() - later.getTime()) / 1000), 'the interval before it, the relearning step\'s seconds')
 })
 
 test('guids are stable, in Anki\'s alphabet, and a guid from Anki is kept', async (t) => {
