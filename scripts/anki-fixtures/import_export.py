@@ -2,7 +2,9 @@
 Anki would, and prints what Anki then holds, as JSON: the test of export-anki compares it with what
 the service holds (test/anki/export-pypi-anki.test.ts runs it in .tools/anki-fixtures-venv).
 
-    python import_export.py PACKAGE.apkg ROLLOVER_HOUR
+    python import_export.py PACKAGE.apkg ROLLOVER_HOUR [presets]
+
+With `presets`, the import takes the package's deck options presets too ("Import any deck presets").
 
 The caller sets TZ to the learner's time zone: Anki counts days in the machine's.
 
@@ -20,7 +22,7 @@ import time
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
 
-def main(package: str, rollover: int):
+def main(package: str, rollover: int, with_presets: bool):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, 'collection.anki2')
         col = Collection(path)
@@ -30,7 +32,7 @@ def main(package: str, rollover: int):
         col = Collection(path)
         result = col.import_anki_package(ImportAnkiPackageRequest(
             package_path=package,
-            options=ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=False, merge_notetypes=False)))
+            options=ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=with_presets, merge_notetypes=False)))
         log = result.log
         cards = []
         for card_id in sorted(col.find_cards('')):
@@ -59,6 +61,10 @@ def main(package: str, rollover: int):
             'imported': {'new': len(log.new), 'updated': len(log.updated), 'duplicate': len(log.duplicate),
                          'conflicting': len(log.conflicting), 'missingNotetype': len(log.missing_notetype)},
             'decks': sorted(deck.name for deck in col.decks.all_names_and_ids()),
+            # each deck's preset: its name, desired retention and FSRS-6 parameters
+            'presets': {deck.name: {key: config.get(key) for key in ('name', 'desiredRetention', 'fsrsParams6')}
+                        for deck in col.decks.all_names_and_ids()
+                        for config in [col.decks.config_dict_for_deck_id(deck.id)]},
             'notes': notes,
             'cards': cards,
             'revlogCount': col.db.scalar('select count() from revlog'),
@@ -71,4 +77,4 @@ def main(package: str, rollover: int):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ['presets'])

@@ -47,6 +47,9 @@ function tooLarge (what: string): Refusal {
   return new Refusal('export_too_large', `the export would hold more than ${what}, the most one package is built with: export one folder or flashcard at a time`)
 }
 
+/** The name of the deck options preset that carries the learner's desired retention and FSRS parameters. */
+const PRESET_NAME = 'flashcard-service'
+
 /** The `meta` entry of a legacy package: protobuf PackageMetadata, field 1 (varint) the version. */
 const META = Buffer.from([0x08, PACKAGE_VERSIONS.legacy2])
 
@@ -66,7 +69,13 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
       const calendar = { timezone: user.timezone, dayStartHour: user.dayStartHour }
       const days = ankiDays(calendar, dayOf(user.createdAt, calendar), now)
       const sql = await loadSqlEngine()
-      const writer = new CollectionWriter(sql, days.timing, now, user.desiredRetention)
+      const writer = new CollectionWriter(sql, days.timing, now, {
+        // ids in Anki are creation times in milliseconds: the account's, the same at every export
+        id: user.createdAt.getTime(),
+        name: PRESET_NAME,
+        desiredRetention: user.desiredRetention,
+        fsrsParameters: user.fsrsParameters
+      })
       try {
         const deckIds = new Map<string, number>()
         decks.forEach((deck, index) => {

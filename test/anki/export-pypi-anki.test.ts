@@ -12,6 +12,7 @@ import { noteGuid } from '../../src/domain/anki/export.js'
 import { dayOf, daysBetween, userDay } from '../../src/domain/calendar.js'
 import { CardState } from '../../src/domain/scheduling.js'
 import { exportedFile, libraryWithHistory, storedOf } from '../helpers/anki-export.js'
+import { databaseOf, expectOk } from '../helpers/app.js'
 
 // making the environment the first time downloads Anki's wheels
 t.setTimeout(15 * 60 * 1000)
@@ -35,6 +36,7 @@ interface Imported {
   today: number
   imported: { new: number, updated: number, duplicate: number, conflicting: number, missingNotetype: number }
   decks: string[]
+  presets: Record<string, { name: string, desiredRetention: number, fsrsParams6: number[] | null }>
   notes: Record<string, { notetype: string, fields: string[] }>
   cards: ImportedCard[]
   revlogCount: number
@@ -53,9 +55,9 @@ const venvSeconds = (performance.now() - venvStarted) / 1000
 
 const TIMEZONE = 'America/New_York'
 
-function importIntoAnki (path: string): Imported {
+function importIntoAnki (path: string, withPresets = false): Imported {
   const script = join(import.meta.dirname, '..', '..', 'scripts', 'anki-fixtures', 'import_export.py')
-  const result = spawnSync(ANKI_PYTHON, [script, path, '4'], { encoding: 'utf8', env: { ...process.env, TZ: TIMEZONE }, maxBuffer: 64 * 1024 * 1024 })
+  const result = spawnSync(ANKI_PYTHON, [script, path, '4', ...(withPresets ? ['presets'] : [])], { encoding: 'utf8', env: { ...process.env, TZ: TIMEZONE }, maxBuffer: 64 * 1024 * 1024 })
   if (result.status !== 0) throw new Error(`Anki could not import the package: ${result.stderr}`)
   return JSON.parse(result.stdout) as Imported
 }
@@ -124,4 +126,26 @@ t.test('Anki imports the whole account with its schedules, review history and me
     }
   }
   t.equal(imported.revlogCount, stored.reviews.length, 'every review')
+  t.same(new Set(Object.values(imported.presets).map((preset) => preset.name)), new Set(['Default']), 'without "Import any deck presets", every deck uses Anki\'s Default')
+})
+
+t.test('with "Import any deck presets", Anki gives the decks the learner\'s desired retention and fitted FSRS parameters', {
+  skip: venvProblem === undefined || process.env.CI === 'true' ? false : `PyPI anki is not available: ${venvProblem}`
+}, async (t) => {
+  if (venvProblem !== undefined) throw new Error(`PyPI anki is not available: ${venvProblem}`)
+  const { app, user } = await libraryWithHistory(t, import.meta.filename)
+  await expectOk(app, 'update-settings', { jwtToken: user.jwtToken, desiredRetention: 0.85 })
+  // as optimize-schedule leaves the account when it adopts a fit: FSRS-6's 21 parameters
+  const fitted = [0.3, 1.1, 2.9, 14.2, 6.9, 0.6, 2.1, 0.002, 1.5, 0.1, 0.9, 1.9, 0.09, 0.3, 2.2, 0.2, 2.9, 0.6, 0.1, 0.05, 0.2]
+  await databaseOf(app).collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: { fsrsParameters: fitted } })
+  const imported = importIntoAnki(await exportedFile(t, app, user), true)
+  const { Default: defaultPreset, ...exported } = imported.presets
+  t.equal(defaultPreset?.name, 'Default', 'Anki\'s Default deck keeps its Default preset')
+  t.same(Object.keys(exported).sort(), imported.decks.filter((name) => name !== 'Default'))
+  for (const [deck, preset] of Object.entries(exported)) {
+    t.equal(preset.name, 'flashcard-service', `${deck}: the learner's preset`)
+    t.ok(Math.abs(preset.desiredRetention - 0.85) < 1e-6, `${deck}: their desired retention`)
+    t.ok(preset.fsrsParams6 !== null && preset.fsrsParams6.length === 21 && preset.fsrsParams6.every((w, index) => Math.abs(w - (fitted[index] as number)) < 1e-6),
+      `${deck}: their FSRS parameters`)
+  }
 })

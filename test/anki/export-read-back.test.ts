@@ -129,3 +129,30 @@ test('an account without folders exports a package that reads back empty', async
   t.equal(pkg.collection.revlog.length, 0)
   t.equal(media.size, 0)
 })
+
+test('the decks use a preset of the learner\'s: their desired retention, and their own FSRS parameters once fitted', async (t) => {
+  const library = await libraryWithHistory(t, import.meta.filename)
+  const { app, user } = library
+  const { databaseOf, expectOk } = await import('../helpers/app.js')
+  await expectOk(app, 'update-settings', { jwtToken: user.jwtToken, desiredRetention: 0.85 })
+  const preset = async () => {
+    const { pkg } = await readBack(await exportedFile(t, app, user))
+    const decks = pkg.collection.decks.filter((deck) => deck.path.join('::') !== 'Default')
+    const presetIds = [...new Set(decks.map((deck) => deck.configId))]
+    t.equal(presetIds.length, 1, 'every exported deck uses one preset')
+    t.not(presetIds[0], 1, 'not Anki\'s Default, which an import never changes')
+    return pkg.collection.deckConfigs.find((config) => config.id === presetIds[0])
+  }
+  const unfitted = await preset()
+  t.equal(unfitted?.name, 'flashcard-service')
+  t.equal(unfitted?.desiredRetention, 0.85, 'the learner\'s desired retention')
+  t.same(unfitted?.fsrsParams, [], 'no parameters of its own: Anki\'s FSRS runs on its defaults, as the service does')
+
+  // as optimize-schedule leaves the account when it adopts a fit: FSRS-6's 21 parameters
+  const fitted = [0.3, 1.1, 2.9, 14.2, 6.9, 0.6, 2.1, 0.002, 1.5, 0.1, 0.9, 1.9, 0.09, 0.3, 2.2, 0.2, 2.9, 0.6, 0.1, 0.05, 0.2]
+  await databaseOf(app).collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: { fsrsParameters: fitted } })
+  const withFit = await preset()
+  t.equal(withFit?.id, unfitted?.id, 'the same preset at every export, so that importing again adds none')
+  t.same(withFit?.fsrsParams, fitted, 'the fitted parameters, as fsrsParams6')
+  t.equal(withFit?.desiredRetention, 0.85)
+})

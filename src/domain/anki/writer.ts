@@ -131,7 +131,7 @@ function notetypes (modified: number): Record<string, unknown> {
   }
 }
 
-function deckJson (id: number, name: string, modified: number): Record<string, unknown> {
+function deckJson (id: number, name: string, modified: number, presetId: number): Record<string, unknown> {
   return {
     id,
     mod: modified,
@@ -145,41 +145,62 @@ function deckJson (id: number, name: string, modified: number): Record<string, u
     browserCollapsed: false,
     desc: '',
     dyn: 0,
-    conf: 1,
+    conf: presetId,
     extendNew: 0,
     extendRev: 0
   }
 }
 
-/** The default deck options preset, with the learner's desired retention. */
-function deckOptions (modified: number, desiredRetention: number): Record<string, unknown> {
+/**
+ * The learner's scheduling as a deck options preset of its own, which the exported decks use: their
+ * desired retention, and their own FSRS parameters once fitted. Anki imports a preset (with "Import
+ * any deck presets") only when the collection holds none of its id, and never its Default (id 1),
+ * so the learner's settings cannot travel in Default.
+ */
+export interface LearnerPreset {
+  /** the same at every export of one account, so that importing again adds no second preset */
+  id: number
+  name: string
+  desiredRetention: number
+  /** FSRS-6's 21 parameters (Anki's `fsrsParams6`); absent, Anki's FSRS runs on its defaults */
+  fsrsParameters?: readonly number[]
+}
+
+/** A deck options preset: Anki's defaults, with a name and the desired retention and FSRS parameters given. */
+function presetJson (id: number, name: string, modified: number, desiredRetention: number, fsrsParameters?: readonly number[]): Record<string, unknown> {
   return {
-    1: {
-      id: 1,
-      mod: modified,
-      name: 'Default',
-      usn: -1,
-      maxTaken: 60,
-      autoplay: true,
-      timer: 0,
-      replayq: true,
-      new: { bury: false, delays: [1.0, 10.0], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
-      rev: { bury: false, ease4: 1.3, ivlFct: 1.0, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
-      lapse: { delays: [10.0], leechAction: 1, leechFails: 8, minInt: 1, mult: 0.0 },
-      dyn: false,
-      newMix: 0,
-      newPerDayMinimum: 0,
-      interdayLearningMix: 0,
-      reviewOrder: 0,
-      newSortOrder: 0,
-      newGatherPriority: 0,
-      buryInterdayLearning: false,
-      fsrsWeights: [],
-      desiredRetention,
-      ignoreRevlogsBeforeDate: '',
-      sm2Retention: 0.9
-    }
+    id,
+    mod: modified,
+    name,
+    usn: -1,
+    maxTaken: 60,
+    autoplay: true,
+    timer: 0,
+    replayq: true,
+    new: { bury: false, delays: [1.0, 10.0], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
+    rev: { bury: false, ease4: 1.3, ivlFct: 1.0, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
+    lapse: { delays: [10.0], leechAction: 1, leechFails: 8, minInt: 1, mult: 0.0 },
+    dyn: false,
+    newMix: 0,
+    newPerDayMinimum: 0,
+    interdayLearningMix: 0,
+    reviewOrder: 0,
+    newSortOrder: 0,
+    newGatherPriority: 0,
+    buryInterdayLearning: false,
+    fsrsWeights: [],
+    ...(fsrsParameters === undefined ? {} : { fsrsParams6: [...fsrsParameters] }),
+    desiredRetention,
+    ignoreRevlogsBeforeDate: '',
+    sm2Retention: 0.9
   }
+}
+
+/** The presets: Anki's Default, and the learner's when there is one. */
+function deckOptions (modified: number, learner?: LearnerPreset): Record<string, unknown> {
+  const options: Record<string, unknown> = { 1: presetJson(1, 'Default', modified, 0.9) }
+  if (learner !== undefined) options[learner.id] = presetJson(learner.id, learner.name, modified, learner.desiredRetention, learner.fsrsParameters)
+  return options
 }
 
 /** A field's text without markup, as Anki sorts and checksums notes by it (entities decoded, media names kept). */
@@ -214,7 +235,7 @@ export class CollectionWriter {
   private finished = false
   private closed = false
 
-  constructor (sql: SqlJsStatic, private readonly timing: CollectionTiming, private readonly now: Date, private readonly desiredRetention = 0.9) {
+  constructor (sql: SqlJsStatic, private readonly timing: CollectionTiming, private readonly now: Date, private readonly preset?: LearnerPreset) {
     this.db = new sql.Database()
     this.db.run('pragma journal_mode = off')
     this.db.run('pragma synchronous = off')
@@ -223,7 +244,7 @@ export class CollectionWriter {
     this.insertNote = this.db.prepare('insert into notes values (?, ?, ?, ?, -1, \'\', ?, ?, ?, 0, \'\')')
     this.insertCard = this.db.prepare('insert into cards values (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)')
     this.insertRevlog = this.db.prepare('insert into revlog values (?, ?, -1, ?, ?, ?, ?, ?, ?)')
-    this.decks[DEFAULT_DECK_ID] = deckJson(DEFAULT_DECK_ID, 'Default', this.seconds())
+    this.decks[DEFAULT_DECK_ID] = deckJson(DEFAULT_DECK_ID, 'Default', this.seconds(), 1)
   }
 
   private seconds (): number {
@@ -231,7 +252,7 @@ export class CollectionWriter {
   }
 
   addDeck (deck: DeckRow): void {
-    this.decks[deck.id] = deckJson(deck.id, deck.path.join('::'), this.seconds())
+    this.decks[deck.id] = deckJson(deck.id, deck.path.join('::'), this.seconds(), this.preset?.id ?? 1)
   }
 
   addNote (note: NoteRow): void {
@@ -291,7 +312,7 @@ export class CollectionWriter {
         JSON.stringify(conf),
         JSON.stringify(notetypes(modified)),
         JSON.stringify(this.decks),
-        JSON.stringify(deckOptions(modified, this.desiredRetention))
+        JSON.stringify(deckOptions(modified, this.preset))
       ])
       this.db.run('commit')
       return this.db.export()
