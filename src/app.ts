@@ -20,6 +20,7 @@ import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
 import transfer from './routes/transfer.js'
+import anki from './routes/anki.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 import progress from './routes/progress.js'
@@ -143,6 +144,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(accounts)
     await api.register(library)
     await api.register(transfer)
+    await api.register(anki)
     await api.register(study)
     await api.register(goals)
     await api.register(progress)
