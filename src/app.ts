@@ -5,7 +5,7 @@ import database, { type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
 import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
 import auth, { requireAuthentication } from './plugins/auth.js'
-import errors from './plugins/errors.js'
+import errors, { frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
 import studyPage from './plugins/study-page.js'
@@ -97,6 +97,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     pluginTimeout: 60_000,
     return503OnClosing: true,
+    frameworkErrors,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: true, useDefaults: true, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -154,6 +155,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(accounts)
     await api.register(library)
     await api.register(transfer)
+    await api.register(anki)
     await api.register(study)
     await api.register(cardStates)
     await api.register(studySession)
@@ -161,7 +163,6 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(progress)
     await api.register(media)
     await api.register(schedule)
-    await api.register(anki)
   }, { prefix: '/api' })
 
   return app

@@ -55,6 +55,9 @@ export interface ReviewDocument {
  */
 export type ImportedReviewDocument = Omit<ReviewDocument, 'answer' | 'xp' | 'seq'> & { xp: 0, seq: 0, importID: string }
 
+/** What an Anki export reads of a review. */
+export type ExportReview = Pick<ReviewDocument, 'cardID' | 'rating' | 'reviewedAt' | 'before' | 'after'>
+
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')
   const imported = db.collection<ImportedReviewDocument>('reviews')
@@ -137,6 +140,15 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
         if (ids.length === 0) return removed
         removed += (await reviews.deleteMany({ _id: { $in: ids } }, inSession)).deletedCount
       }
+    },
+
+    /**
+     * The user's whole review log, oldest first, one review at a time as the
+     * cursor reads it, with what an Anki export writes of each. Index
+     * user_reviewedAt_seq.
+     */
+    allOf (userID: string): AsyncIterable<ExportReview> {
+      return reviews.find({ userID }, { projection: { _id: 0, cardID: 1, rating: 1, reviewedAt: 1, before: 1, after: 1 }, sort: { reviewedAt: 1, seq: 1 }, session })
     },
 
     /** Drops a review from the log; false when it was already gone. */

@@ -44,3 +44,16 @@ export const ImportStatus = Type.Object({
   error: Type.Optional(Type.String({ description: 'failed: why, as a sentence' })),
   recovered: Type.Optional(Type.String({ enum: ['finished', 'cleaned'], description: 'the service stopped during the import: it was finished, or cleaned away, when it started again' }))
 })
+
+export const ExportAnkiBody = Type.Object({
+  jwtToken: JwtToken,
+  folderID: Type.Optional(Id),
+  flashcardID: Type.Optional(Id)
+}, { description: 'folderID: that folder with everything below it; flashcardID: that flashcard; neither: the whole account. Not both.' })
+export type ExportAnkiBody = Static<typeof ExportAnkiBody>
+
+/** The package's bytes, as the answer streams them (for the OpenAPI document: a stream is not serialised). */
+export const AnkiPackageAnswer = {
+  description: 'the .apkg file, as an attachment (Content-Disposition) named after the folder or flashcard, or flashcards.apkg for the whole account',
+  content: { 'application/octet-stream': { schema: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) } }
+}
