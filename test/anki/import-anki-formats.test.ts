@@ -1,7 +1,10 @@
 // import-anki of every format Anki writes, and of the same notes again (matched by guid).
+import { createHash } from 'node:crypto'
 import tap, { test } from 'tap'
+import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
 import { expected, type ExpectedCard } from '../helpers/anki.js'
+import { exportedFile } from '../helpers/anki-export.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
 
 // every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
@@ -45,4 +48,25 @@ test('importing the same package again updates the notes it matched by guid inst
   t.match(second.get('fixture-basic/0')?.frontHtml, /Capital/, 'its text as the package has it')
   t.equal(second.get('fixture-basic/0')?.stability, basic.stability, 'its schedule as it was')
   t.equal(after.updates, 0, 'no staged change left')
+})
+
+test('an import leaves again by export-anki: the notes\' guids, the review log, memory states and media as they came', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  const status = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  const media = new Map<string, string>()
+  const pkg = await readAnkiPackageFile(await exportedFile(t, app, user), {
+    sql: await loadSqlEngine(),
+    onMedia: ({ name, bytes }) => { media.set(name, createHash('sha1').update(bytes).digest('hex')) }
+  })
+  const collection = pkg.collection
+  t.equal(collection.cards.length, expected.cards.length, 'every card')
+  t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
+  t.equal(collection.revlog.length, Number(status.reviews), 'the review log')
+  const shown = Object.entries(expected.media).filter(([name]) => name !== 'unused-but-kept.png').map(([, sha1]) => sha1).sort()
+  t.same([...media.values()].sort(), shown, 'the media, byte for byte')
+  const basic = expected.cards.find((card) => card.label === 'basic/0') as ExpectedCard
+  const note = collection.notes.find((candidate) => candidate.guid === basic.noteGuid)
+  const card = collection.cards.find((candidate) => candidate.noteId === note?.id)
+  t.ok(card?.memoryState !== undefined && relative(card.memoryState.stability, basic.computed.stability as number) < 1e-3, 'its memory state, as Anki computed it')
 })
