@@ -1,7 +1,7 @@
 // The study app: one page, one screen at a time, chosen by the address's #/fragment
 // so that the browser's back button and a reload keep the user where they were.
 import { onSessionEnded } from './api.js'
-import { clearError, showError, showNotice } from './messages.js'
+import { clearError, showError, showNotice, watchActions } from './messages.js'
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
 import { showLibrary } from './views/library.js'
 import { showLogin } from './views/login.js'
@@ -84,6 +84,7 @@ function signOut (notice: string): void {
 // the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
 logoutButton.addEventListener('click', () => { signOut('You are logged out.') })
 
+watchActions()
 const storageWorks = tidyStorage()
 window.addEventListener('hashchange', () => { route(true) })
 route(false)

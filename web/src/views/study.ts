@@ -12,7 +12,7 @@ import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
 import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
-import { clearError, reportFailure, showNotice } from '../messages.js'
+import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
 import { loadStudyCard, loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
 import type { Screen } from './screen.js'
 
@@ -41,6 +41,12 @@ class StudySitting {
   sending = false
   /** true while today's cards are being fetched */
   loading = false
+  /**
+   * Whether the service holds a review to take back (its log is the user's, whatever
+   * device made it): from the total XP, 10 a review, as last heard; an undo refused
+   * with nothing_to_undo settles it.
+   */
+  undoable = false
   /** the showing (card and side) whose sound was last started, so that a redraw of the same side does not start it again */
   soundStarted: { card: StudyCard, phase: 'front' | 'back' } | undefined
   /**
@@ -107,15 +113,16 @@ export const showStudy: Screen = (container, { session }) => {
   const stage = el('div', { class: 'study-stage', id: 'study-stage' })
   // what changes on the stage, said in words; it stays while the stage is redrawn below it
   const announcer = el('p', { class: 'visually-hidden', id: 'study-announcer', 'aria-live': 'polite' })
-  container.append(el('div', { class: 'study-screen' }, [heading, status, announcer, stage,
-    el('p', { class: 'hint shortcut-help' }, [
-      el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
-      el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
-      el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
-      el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
-    ])]))
+  // the keys are told while there is a card to study, not on the screens before or after it
+  const shortcutHelp = el('p', { class: 'hint shortcut-help', id: 'shortcut-help', hidden: true }, [
+    el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
+    el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
+    el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
+    el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
+  ])
+  container.append(el('div', { class: 'study-screen' }, [heading, status, announcer, stage, shortcutHelp]))
 
-  sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer }, actions, moveFocus) }
+  sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer, shortcutHelp }, actions, moveFocus) }
 
   /**
    * Reads today's cards and studies them. Also when the user comes back to a sitting:
@@ -129,14 +136,17 @@ export const showStudy: Screen = (container, { session }) => {
     const shown = sitting.current
     sitting.phase = 'loading'
     sitting.redraw(false)
-    loadTodayCards().then((cards) => {
+    // the total XP says whether there is a review to take back; without it, undo stays offered
+    const undoable = callApi('get-stats', {}).then((stats) => Number(stats.total_xp) > 0, () => true)
+    Promise.all([loadTodayCards(), undoable]).then(([cards, canUndo]) => {
       clearError()
+      sitting.undoable = canUndo || sitting.answers.length > 0
       sitting.refill(cards, shown)
       sitting.redraw()
     }, (error: unknown) => {
       sitting.phase = 'failed'
       sitting.redraw(false)
-      reportFailure(error)
+      reportFailure(error, stage.querySelector<HTMLElement>('#try-again'))
     }).finally(() => { sitting.loading = false })
   }
 
@@ -152,7 +162,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.preview = preview
       fillIntervals(preview)
     }, (error: unknown) => {
-      if (sitting.current === card) reportFailure(error)
+      if (sitting.current === card) reportFailure(error, stage.querySelector<HTMLElement>('.rating-buttons'))
     })
   }
 
@@ -167,15 +177,21 @@ export const showStudy: Screen = (container, { session }) => {
         clearError()
         sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
         sitting.totalXp = review.total_xp
+        sitting.undoable = true
         const dueAt = Date.parse(review.due)
         if (dueAt - Date.now() <= LEARN_AHEAD_MS) {
           sitting.queue.push(showAgain(card, dueAt))
         }
         sitting.takeNext()
       }, (error: unknown) => {
-        reportFailure(error)
-        // a card deleted meanwhile, or its flashcard, cannot be answered: go on with the others
-        if (error instanceof ApiError && error.code === 'card_not_found') sitting.takeNext()
+        // a card deleted meanwhile, or its deck, cannot be answered: go on with the others
+        if (error instanceof ApiError && (error.code === 'card_not_found' || error.code === 'flashcard_not_found')) {
+          showNotice('That card was deleted meanwhile, so its answer was not kept. Here is the next one.')
+          sitting.takeNext()
+          return
+        }
+        // said beside the answer buttons, which stay for the answer to be given again
+        reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons'))
       })
       .finally(() => {
         sitting.sending = false
@@ -186,6 +202,10 @@ export const showStudy: Screen = (container, { session }) => {
 
   const undo = () => {
     if (sitting.sending || sitting.phase === 'loading' || sitting.phase === 'failed') return
+    if (!sitting.undoable) {
+      showNotice('There is no answer left to undo.')
+      return
+    }
     sitting.sending = true
     setAnswering(true)
     // the service takes back the user's latest review, whether this sitting made it or not
@@ -193,6 +213,7 @@ export const showStudy: Screen = (container, { session }) => {
     callApi('undo-review', {}).then(async (undone) => {
       clearError()
       sitting.totalXp = undone.total_xp
+      sitting.undoable = Number(undone.total_xp) > 0
       const at = sitting.answers.map((answer) => answer.card.cardID).lastIndexOf(undone.cardID)
       const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
       const card = taken?.card ?? await loadStudyCard(undone.flashcardID, undone.cardID)
@@ -208,12 +229,16 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.preview = undefined
       sitting.phase = 'front'
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
-    }).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'nothing_to_undo') showNotice('There is no answer left to undo.')
-      else reportFailure(error)
-    }).finally(() => {
+    }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
       sitting.redraw()
+      if (failure instanceof ApiError && failure.code === 'nothing_to_undo') {
+        sitting.undoable = false
+        showNotice('There is no answer left to undo.')
+      } else if (failure !== undefined) {
+        // said beside the undo button, drawn again above
+        reportFailure(failure, document.getElementById('undo-button'))
+      }
     })
   }
 
@@ -223,6 +248,8 @@ export const showStudy: Screen = (container, { session }) => {
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
     // on a focused button, Space and Enter press that button
     const onControl = event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement
+    // a study key is an action as a press is: what was said about the last one goes
+    if (/^[ 1-4uU]$/.test(event.key) && !(event.key === ' ' && onControl)) beginAction(null)
     if (event.key === ' ' && !onControl) {
       event.preventDefault()
       showAnswer()
@@ -263,17 +290,19 @@ interface StudyElements {
   status: HTMLElement
   stage: HTMLElement
   announcer: HTMLElement
+  shortcutHelp: HTMLElement
 }
 
-function render (sitting: StudySitting, { status, stage, announcer }: StudyElements, actions: Actions, moveFocus: boolean): void {
+function render (sitting: StudySitting, { status, stage, announcer, shortcutHelp }: StudyElements, actions: Actions, moveFocus: boolean): void {
   announce(announcer, sitting)
+  shortcutHelp.hidden = sitting.phase !== 'front' && sitting.phase !== 'back'
   const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
   status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
     : ''
 
   // offered even before this sitting's first answer: after a reload, the last answer is still the service's to take back
-  const undoButton = button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U', disabled: sitting.sending })
+  const undoButton = button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U', disabled: sitting.sending || !sitting.undoable })
 
   switch (sitting.phase) {
     case 'loading':
@@ -288,7 +317,7 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
       focusIfLost(stage.querySelector<HTMLElement>('#try-again'))
       return
     case 'done': {
-      replaceChildren(stage, [endOfSession(sitting, actions), undoButton])
+      replaceChildren(stage, [endOfSession(sitting, actions), el('div', { class: 'undo-row' }, [undoButton])])
       if (moveFocus) stage.querySelector<HTMLElement>('h2')?.focus()
       return
     }
@@ -371,7 +400,9 @@ function fillIntervals (preview: ReviewPreview): void {
 
 /** While an answer or an undo is on its way, its buttons cannot be pressed again. */
 function setAnswering (sending: boolean): void {
-  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #undo-button, #check-more')) control.disabled = sending
+  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #check-more')) control.disabled = sending
+  const undoButton = document.querySelector<HTMLButtonElement>('#undo-button')
+  if (undoButton !== null) undoButton.disabled = sending || currentSitting?.undoable !== true
   document.getElementById('study-stage')?.setAttribute('aria-busy', String(sending))
 }
 
