@@ -111,7 +111,16 @@ async function readAnswer (operation: Operation | 'upload-media', response: Resp
   // the service says how long to wait when it is too busy or a client asks too often
   const retryAfter = response.headers.get('retry-after')
   const wait = retryAfter === null ? '' : ` Try again in ${retryAfter} s.`
-  throw new ApiError(code, `${said ?? `The service answered ${response.status} ${response.statusText}`.trim()}${wait}`)
+  throw new ApiError(code, `${said === null ? `The service answered ${response.status} ${response.statusText}`.trim() : inPageWords(said)}${wait}`)
+}
+
+/**
+ * The service's sentence in the page's words: what the API calls a flashcard (a set of
+ * cards) is a deck on the page (docs/api.md says so). Field and operation names
+ * (flashcardID, move-flashcard-set) are left as they are.
+ */
+export function inPageWords (said: string): string {
+  return said.replace(/(?<![\w-])(F|f)lashcard(s?)(?![\w-])/g, (_word, initial: string, many: string) => `${initial === 'F' ? 'D' : 'd'}eck${many}`)
 }
 
 /** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */

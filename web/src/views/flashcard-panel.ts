@@ -31,15 +31,15 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
   heading.textContent = flashcard.flashcardName
   replaceAfter(heading, [
-    el('p', { class: 'panel-path' }, [`Flashcard in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
+    el('p', { class: 'panel-path' }, [`Deck in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
     section('Add a card', addCardForm(flashcard, actions), true),
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
     section('Export', exportForm(flashcard)),
-    section('Rename flashcard', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
-    section('Move flashcard', moveForm(flashcard, folderID, actions)),
-    el('div', { class: 'danger-zone' }, [confirmButton('Delete flashcard',
+    section('Rename deck', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
+    section('Move deck', moveForm(flashcard, folderID, actions)),
+    el('div', { class: 'danger-zone' }, [confirmButton('Delete deck',
       `Delete "${flashcard.flashcardName}" and its ${plural(flashcard.cards.length, 'card')}? Reviews already made still count.`,
       (yes) => {
         act(yes, async () => {

@@ -64,7 +64,7 @@ export function renameForm (kind: 'folder' | 'flashcard', current: string, renam
   const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: current })
   return actionForm({ class: `inline-form rename-${kind}-form` }, [field('New name', name), submitButton('Rename')], async () => {
     await rename(name.value)
-    showNotice(`${kind === 'folder' ? 'Folder' : 'Flashcard'} renamed to "${name.value}".`)
+    showNotice(`${kind === 'folder' ? 'Folder' : 'Deck'} renamed to "${name.value}".`)
     await actions.reload()
   })
 }

@@ -16,7 +16,7 @@ import type { Screen } from './screen.js'
 let selection: Selection = null
 
 export const showLibrary: Screen = (container) => {
-  const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and flashcards' })
+  const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and decks' })
   const panel = el('div', { class: 'library-panel', id: 'library-panel' })
   let onScreen = true
   let reads = 0
@@ -71,7 +71,7 @@ function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
 
 function drawTree (area: HTMLElement, folders: FolderEntry[], choose: (chosen: Selection) => void): void {
   if (folders.length === 0) {
-    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import flashcards into it.'])])
+    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import decks into it.'])])
     return
   }
   replaceChildren(area, [folderList(folders, choose)])
@@ -120,7 +120,7 @@ async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<
   const drawing = panelDrawings
   const isCurrent = () => panel.isConnected && drawing === panelDrawings
   if (chosen === null) {
-    replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a flashcard to see what you can do with it.'])])
+    replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a deck to see what you can do with it.'])])
     return
   }
   if (chosen.kind === 'flashcard') {
@@ -139,7 +139,7 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
   replaceChildren(panel, [
     el('h2', { tabindex: -1 }, [folder.name]),
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
-    section('New flashcard', newFlashcardForm(folder, actions), true),
+    section('New deck', newFlashcardForm(folder, actions), true),
     section('Import cards', importForm(folder, actions)),
     section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),
     section('Rename folder', renameForm('folder', folder.name, (name) => callApi('rename-folder', { folderID, name }), actions)),
@@ -149,7 +149,7 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-folder', { folderID })
-          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
+          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'deck')} and ${plural(Number(deleted.cards), 'card')}.`)
           await actions.reload(parent === undefined ? null : { kind: 'folder', folderID: parent.folderID })
         })
       })])
@@ -170,14 +170,14 @@ function newFolderForm (parent: string[], label: string, reload: LibraryActions[
 function newFlashcardForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElement {
   const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
   const description = el('textarea', { rows: 2, maxlength: 10000 })
-  return actionForm({ class: 'stacked-form' }, [field('Flashcard name', name), field('Description (optional)', description), submitButton('Create flashcard')], async () => {
+  return actionForm({ class: 'stacked-form' }, [field('Deck name', name), field('Description (optional)', description), submitButton('Create deck')], async () => {
     const created = await callApi('create-flashcard', {
       folder: folder.path,
       flashcardName: name.value,
       ...(description.value.trim() === '' ? {} : { description: description.value }),
       cards: []
     })
-    showNotice(`Flashcard "${name.value}" created. Add its cards now.`)
+    showNotice(`Deck "${name.value}" created. Add its cards now.`)
     await actions.reload({ kind: 'flashcard', flashcardID: created.flashcardID })
   })
 }
@@ -191,7 +191,7 @@ function importForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElem
   const separators = el('div', { class: 'field-row' }, [field('Between front and back', term), field('Between cards', card)])
   linkFormatToSeparators(format, separators)
   return actionForm({ class: 'stacked-form import-form' }, [
-    field('New flashcard name', name),
+    field('New deck name', name),
     field('Format', format),
     separators,
     field('Text to import', text, 'Paste from Quizlet (export with the separators chosen above) or a CSV file with two columns, front and back.'),
