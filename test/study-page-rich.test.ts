@@ -1,15 +1,16 @@
 // Rich cards in the study page, in headless Chromium: an image pasted into the card
-// editor and one picked with the file picker, a cloze note made with Ctrl+Shift+C, a
-// sound dropped into the editor and played again with R; the upload refusals said next to
-// the control; and both kinds of card at phone width. With STUDY_PAGE_SCREENSHOTS=1 it
-// also writes the screenshots of docs/ (an image card and a cloze card, at 1280 and 375 px).
+// editor and one picked with the file picker, a cloze note made with Ctrl+Shift+C, bold
+// and italic by button and key with an image dropped, formatted sides studied as formatted,
+// a sound dropped into the editor and played again with R; the upload refusals said next
+// to the control; and both kinds of card at phone width. With STUDY_PAGE_SCREENSHOTS=1 it
+// also writes the screenshots of docs/ (an image card, a cloze card and the editor, at 1280 and 375 px).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ElementHandle, Page } from 'puppeteer-core'
 import { test } from 'tap'
-import { expectOk } from './helpers/app.js'
+import { expectOk, post } from './helpers/app.js'
 import { click, emptyFlashcard, goTo, openFlashcard, openStudyPage, pageIsNoWiderThan, picture, tone, withoutChromium } from './helpers/study-page.js'
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url))
@@ -122,6 +123,8 @@ async function readFlashcard (study: { app: Parameters<typeof expectOk>[0], toke
 /** Writes a screenshot of the study card into docs/, when asked to (STUDY_PAGE_SCREENSHOTS=1). */
 async function screenshot (page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return
+  // the answers' intervals arrive after the back is shown; the picture is of the page once they have
+  await page.waitForFunction(() => [...document.querySelectorAll('#study-stage .interval')].every((interval) => interval.textContent !== '…'))
   await page.evaluate(async () => {
     // the notice of the save before is not what the picture is of
     const notice = document.querySelector('#notice-message')
@@ -286,6 +289,10 @@ test('a cloze note made with Ctrl+Shift+C from selections makes a card for each 
     [['Madrid is the capital of [...]', ['[...]']], ['Madrid is the capital of SpainSpain in Spanish is España.', ['Spain']]]
   ], 'the preview shows each card\'s question and answer, the deletion marked')
   await screenshot(page, 'study-page-editor.png')
+  await page.setViewport({ width: PHONE_WIDTH, height: 800 })
+  t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'the editor of a cloze note, with its preview, fits 375 px')
+  await screenshot(page, 'study-page-editor-375.png')
+  await page.setViewport({ width: 1280, height: 900 })
 
   // ---- saved: two cards, one note
   await click(page, `${ADD_FORM} button[type="submit"]`)
@@ -346,6 +353,117 @@ test('a cloze note made with Ctrl+Shift+C from selections makes a card for each 
   const afterEdit = await readFlashcard(study, flashcardID)
   t.same(afterEdit.map((card) => card.clozeNumber), ['1', '2', '3'], 'edit-card with the cloze text: a card for the new number')
   t.same(afterEdit.slice(0, 2).map((card) => card.cardID), cards.map((card) => card.cardID), 'the note\'s first two cards are the same cards')
+
+  t.same(study.consoleErrors, [], 'no console errors')
+  t.same(await study.cspViolations(), [], 'nothing broke the Content-Security-Policy')
+  t.same(study.foreignRequests, [], 'no request left this origin')
+})
+
+test('bold and italic by their buttons and by Ctrl+B and Ctrl+I, an image dropped: the preview and the card studied show them', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page } = study
+  const flashcardID = await emptyFlashcard(study, 'Spanish')
+  await page.reload({ waitUntil: 'load' })
+  await openFlashcard(page, 'Spanish')
+  await page.select(FORMAT, 'html')
+
+  // the front: one word made italic by its key, one bold by its button, one italic by its button
+  await click(page, FRONT)
+  await page.keyboard.type('un gato muy negro')
+  await selectWords(page, FRONT, 'gato')
+  await page.keyboard.down('Control')
+  await page.keyboard.press('KeyI')
+  await page.keyboard.up('Control')
+  await selectWords(page, FRONT, 'negro')
+  await click(page, `${ADD_FORM} .tool-bold`)
+  await selectWords(page, FRONT, 'muy')
+  await click(page, `${ADD_FORM} .tool-italic`)
+  t.equal(await page.$eval(FRONT, (field) => field.innerHTML), 'un <i>gato</i> <i>muy</i> <b>negro</b>',
+    'Ctrl+I and the italic button make the selection italic, the bold button bold; the button acts on the field it took the focus from')
+
+  // the back: words, then a picture dropped onto the field
+  await click(page, BACK)
+  await page.keyboard.type('a very black cat ')
+  await dropFile(page, BACK, { bytes: picture(640, 480), name: 'black cat.png', type: 'image/png' })
+  const dropped = await page.waitForSelector(`${BACK} img[data-media-id]`)
+  if (dropped === null) throw new Error('no image in the back')
+  const inField = await loadedImage(dropped, '.rich-editor')
+  t.ok(inField.naturalWidth === 640 && inField.alt === 'black cat', 'the dropped image shows in the field, described by its file name')
+
+  await page.waitForFunction((form) => document.querySelector(`${form} .card-preview img`) !== null &&
+    document.querySelector(`${form} .card-preview b`)?.textContent === 'negro', {}, ADD_FORM)
+  const preview = await page.$eval(`${ADD_FORM} .card-preview`, (shown) => ({
+    italic: [...shown.querySelectorAll('i')].map((word) => [word.textContent, getComputedStyle(word).fontStyle]),
+    bold: [...shown.querySelectorAll('b')].map((word) => [word.textContent, getComputedStyle(word).fontWeight])
+  }))
+  t.same(preview, { italic: [['gato', 'italic'], ['muy', 'italic']], bold: [['negro', '700']] }, 'the preview shows the front in italic and bold')
+
+  await click(page, `${ADD_FORM} button[type="submit"]`)
+  await page.waitForSelector('#card-list .card-item img')
+  const [card] = await readFlashcard(study, flashcardID)
+  t.equal(card?.front, 'un <i>gato</i> <i>muy</i> <b>negro</b>', 'saved as written')
+  t.match(card?.back, /^a very black cat(&nbsp;| )?<img src="media:\d{30,64}" alt="black cat">$/, 'the dropped image saved by its media: reference')
+
+  await goTo(page, 'study')
+  await page.waitForSelector('#card-front .card-html i')
+  t.same(await page.$eval('#card-front .card-html', (side) => [...side.querySelectorAll('i, b')].map((word) => [word.localName, word.textContent])),
+    [['i', 'gato'], ['i', 'muy'], ['b', 'negro']], 'studied, the front shows its italic and bold words')
+  await page.keyboard.press('Space')
+  const back = await page.waitForSelector('#card-back img')
+  if (back === null) throw new Error('no image on the back')
+  const shown = await loadedImage(back, '.study-card')
+  t.ok(shown.naturalWidth === 640 && shown.alt === 'black cat', 'and the back its dropped image, loaded and described')
+
+  t.same(study.consoleErrors, [], 'no console errors')
+  t.same(await study.cspViolations(), [], 'nothing broke the Content-Security-Policy')
+  t.same(study.foreignRequests, [], 'no request left this origin')
+})
+
+test('formatted sides are studied as formatted (bold, italic, underline, sub and sup, lists, ruby, a table, code, a link); a plain text side shows its tags as text', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  await post(app, 'create-folder', { jwtToken: token, path: ['Rich'] })
+  await expectOk(app, 'create-flashcard', {
+    jwtToken: token,
+    folder: ['Rich'],
+    flashcardName: 'Formats',
+    cards: [
+      { format: 'html', front: '<b>hola</b> <i>adiós</i> <u>bajo</u> H<sub>2</sub>O x<sup>2</sup>', back: '<ul><li>uno</li><li>dos</li></ul><ruby>漢<rt>かん</rt></ruby><table><tr><th>es</th><td>en</td></tr></table><code>let x</code> <a href="https://example.org/">más</a>' },
+      { front: '<b>hola</b>', back: 'hello' }
+    ]
+  }, 201)
+  await page.reload({ waitUntil: 'load' })
+  await goTo(page, 'study')
+
+  await page.waitForSelector('#card-front .card-html b')
+  const front = await page.$eval('#card-front .card-html', (side) => {
+    const style = (selector: string) => { const element = side.querySelector(selector); return element === null ? null : getComputedStyle(element) }
+    return {
+      bold: style('b')?.fontWeight,
+      italic: style('i')?.fontStyle,
+      underline: style('u')?.textDecorationLine,
+      sub: style('sub')?.verticalAlign,
+      sup: style('sup')?.verticalAlign,
+      text: side.textContent
+    }
+  })
+  t.same(front, { bold: '700', italic: 'italic', underline: 'underline', sub: 'sub', sup: 'super', text: 'hola adiós bajo H2O x2' },
+    'the front: bold, italic, underlined, subscript and superscript, the tags not shown')
+  await page.keyboard.press('Space')
+  await page.waitForSelector('#card-back .card-html li')
+  const back = await page.$eval('#card-back .card-html', (side) => ({
+    items: [...side.querySelectorAll('ul > li')].map((item) => item.textContent),
+    reading: side.querySelector('ruby rt')?.textContent,
+    cells: [...side.querySelectorAll('table th, table td')].map((cell) => cell.textContent),
+    code: side.querySelector('code')?.textContent,
+    link: [side.querySelector('a')?.getAttribute('href'), side.querySelector('a')?.getAttribute('rel'), side.querySelector('a')?.getAttribute('target')]
+  }))
+  t.same(back, { items: ['uno', 'dos'], reading: 'かん', cells: ['es', 'en'], code: 'let x', link: ['https://example.org/', 'noopener noreferrer nofollow', '_blank'] },
+    'the back: a list, a reading over its character, a table, code, and a link that opens apart')
+  await page.keyboard.press('4')
+
+  await page.waitForFunction(() => document.querySelector('#card-front .card-html')?.textContent === '<b>hola</b>')
+  t.equal(await page.$('#card-front .card-html b'), null, 'a plain text side shows <b>hola</b> as the words it is, not bold')
 
   t.same(study.consoleErrors, [], 'no console errors')
   t.same(await study.cspViolations(), [], 'nothing broke the Content-Security-Policy')
