@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { crc32, deflateSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
+import type { AppConfig } from '../../src/app.js'
 import { buildTestApp, expectOk, post } from './app.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
@@ -43,10 +44,11 @@ export interface StudyPage {
 interface PageWindow { cspViolations?: string[] }
 
 /** The service on a port of its own, and the study page open in Chromium, signed in as a new user, at the library. */
-export async function openStudyPage (t: Teardown, testFile: string): Promise<StudyPage> {
+export async function openStudyPage (t: Teardown, testFile: string, overrides: Partial<AppConfig> = {}): Promise<StudyPage> {
   // load shedding off, as in test/limits.test.ts: a busy machine must not answer this test 503
   const app = await buildTestApp(t, testFile, {
-    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 }
+    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 },
+    ...overrides
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()

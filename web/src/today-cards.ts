@@ -3,6 +3,15 @@
 import { ApiError, callApi } from './api.js'
 import type { CardDetails, Flashcard, TextFormat, TreeFlashcard, TreeFolder } from './api-types.js'
 
+/** Where a card stands in its learning, as Anki counts today's cards: new, learning (or relearning), review. */
+export type CardState = 'new' | 'learning' | 'review'
+
+/** The state a review_status says: "0.0" never reviewed, "0.N" at learning step N, "D.0" in review every D days. */
+export function stateOf (reviewStatus: string): CardState {
+  if (reviewStatus === '0.0') return 'new'
+  return reviewStatus.startsWith('0.') ? 'learning' : 'review'
+}
+
 export interface StudyCard {
   flashcardID: string
   flashcardName: string
@@ -16,6 +25,8 @@ export interface StudyCard {
   cloze: boolean
   /** when the card is due (ms since the epoch); new cards are due from their creation */
   dueAt: number
+  /** where it stands now, for the counts of the study header */
+  state: CardState
   /**
    * The retry key of the answer being sent for this showing of the card. Made at the
    * first attempt and kept until the service confirms, so a retry after a lost answer
@@ -81,7 +92,8 @@ function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {
     backHtml: card.backHtml,
     format: card.format,
     cloze: card.clozeNumber !== undefined,
-    dueAt: Date.parse(card.due)
+    dueAt: Date.parse(card.due),
+    state: stateOf(card.review_status)
   }
 }
 

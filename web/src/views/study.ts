@@ -13,7 +13,7 @@ import { cardSide, sideText } from '../card-html.js'
 import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
 import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
-import { loadStudyCard, loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
+import { loadStudyCard, loadTodayCards, newReviewID, stateOf, type CardState, type StudyCard } from '../today-cards.js'
 import type { Screen } from './screen.js'
 
 const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
@@ -110,6 +110,9 @@ export const showStudy: Screen = (container, { session }) => {
   const sitting = currentSitting
   const heading = el('h1', { tabindex: -1 }, ['Study'])
   const status = el('p', { class: 'study-status', id: 'study-status' })
+  // Anki's three counts of the cards left, and how far the sitting has come
+  const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
+  const progress = el('progress', { class: 'session-progress', id: 'session-progress', max: 1, value: 0, 'aria-label': 'This session', hidden: true })
   const stage = el('div', { class: 'study-stage', id: 'study-stage' })
   // what changes on the stage, said in words; it stays while the stage is redrawn below it
   const announcer = el('p', { class: 'visually-hidden', id: 'study-announcer', 'aria-live': 'polite' })
@@ -120,9 +123,11 @@ export const showStudy: Screen = (container, { session }) => {
     el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
     el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
   ])
-  container.append(el('div', { class: 'study-screen' }, [heading, status, announcer, stage, shortcutHelp]))
+  container.append(el('div', { class: 'study-screen' }, [
+    el('div', { class: 'study-header' }, [heading, counts]), progress, status, announcer, stage, shortcutHelp
+  ]))
 
-  sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer, shortcutHelp }, actions, moveFocus) }
+  sitting.redraw = (moveFocus = true) => { render(sitting, { status, counts, progress, stage, announcer, shortcutHelp }, actions, moveFocus) }
 
   /**
    * Reads today's cards and studies them. Also when the user comes back to a sitting:
@@ -180,7 +185,7 @@ export const showStudy: Screen = (container, { session }) => {
         sitting.undoable = true
         const dueAt = Date.parse(review.due)
         if (dueAt - Date.now() <= LEARN_AHEAD_MS) {
-          sitting.queue.push(showAgain(card, dueAt))
+          sitting.queue.push(showAgain(card, dueAt, stateOf(review.review_status)))
         }
         sitting.takeNext()
       }, (error: unknown) => {
@@ -225,7 +230,7 @@ export const showStudy: Screen = (container, { session }) => {
       const current = sitting.current
       sitting.queue = sitting.queue.filter((queued) => queued.cardID !== undone.cardID)
       if (current !== undefined && current.cardID !== undone.cardID) sitting.queue.unshift(current)
-      sitting.current = showAgain(card, Date.parse(undone.due))
+      sitting.current = showAgain(card, Date.parse(undone.due), stateOf(undone.review_status))
       sitting.preview = undefined
       sitting.phase = 'front'
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
@@ -288,14 +293,18 @@ interface Actions {
 
 interface StudyElements {
   status: HTMLElement
+  counts: HTMLElement
+  progress: HTMLProgressElement
   stage: HTMLElement
   announcer: HTMLElement
   shortcutHelp: HTMLElement
 }
 
-function render (sitting: StudySitting, { status, stage, announcer, shortcutHelp }: StudyElements, actions: Actions, moveFocus: boolean): void {
+function render (sitting: StudySitting, { status, counts, progress, stage, announcer, shortcutHelp }: StudyElements, actions: Actions, moveFocus: boolean): void {
   announce(announcer, sitting)
-  shortcutHelp.hidden = sitting.phase !== 'front' && sitting.phase !== 'back'
+  const studying = sitting.phase === 'front' || sitting.phase === 'back'
+  shortcutHelp.hidden = !studying
+  drawCounts(counts, progress, sitting, studying)
   const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
   status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
@@ -406,6 +415,30 @@ function setAnswering (sending: boolean): void {
   document.getElementById('study-stage')?.setAttribute('aria-busy', String(sending))
 }
 
+const STATES: CardState[] = ['new', 'learning', 'review']
+
+/**
+ * The cards left by state, the one on show included and marked, as Anki's header shows
+ * them; a card answered "again" comes back as learning. The bar: answers given against
+ * answers given and cards left.
+ */
+function drawCounts (counts: HTMLElement, progress: HTMLProgressElement, sitting: StudySitting, studying: boolean): void {
+  counts.hidden = !studying
+  progress.hidden = !studying && sitting.answers.length === 0
+  const left = [...sitting.queue, ...(sitting.current === undefined ? [] : [sitting.current])]
+  const total = sitting.answers.length + left.length
+  progress.max = Math.max(1, total)
+  progress.value = sitting.phase === 'done' ? progress.max : sitting.answers.length
+  progress.setAttribute('aria-valuetext', `${plural(sitting.answers.length, 'answer')} given, ${plural(left.length, 'card')} left`)
+  replaceChildren(counts, STATES.map((state) => {
+    const count = left.filter((card) => card.state === state).length
+    const onShow = studying && sitting.current?.state === state
+    return el('span', { class: `count count-${state}`, id: `count-${state}`, 'data-count': count, 'aria-current': onShow ? 'true' : null }, [
+      el('span', { class: 'count-number' }, [String(count)]), ` ${state}`
+    ])
+  }))
+}
+
 /** Says what the stage now shows: a card's front or back, or the end of the sitting. */
 function announce (announcer: HTMLElement, sitting: StudySitting): void {
   const card = sitting.current
@@ -441,8 +474,8 @@ function endOfSession (sitting: StudySitting, actions: Actions): HTMLElement {
 }
 
 /** The card for another showing: a new answer to it gets a new retry key. */
-function showAgain (card: StudyCard, dueAt: number): StudyCard {
-  return { ...card, dueAt, reviewID: undefined }
+function showAgain (card: StudyCard, dueAt: number, state: CardState): StudyCard {
+  return { ...card, dueAt, state, reviewID: undefined }
 }
 
 function shorten (text: string): string {
