@@ -1,7 +1,7 @@
 // The study header, in Chromium: Anki's three counts of the cards left (new, learning,
 // review), which go down as the learner answers and move a card answered "again" to
 // learning; and the session's progress bar.
-import type { Page } from 'puppeteer-core'
+import type { KeyInput, Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
 import { goTo, openStudyPage, withoutChromium } from './helpers/study-page.js'
@@ -26,7 +26,7 @@ async function header (page: Page): Promise<Header> {
   })
 }
 
-async function answer (page: Page, key: string): Promise<void> {
+async function answer (page: Page, key: KeyInput): Promise<void> {
   await page.waitForFunction(() => document.querySelector('#card-front') !== null && document.querySelector('#card-back') === null)
   await page.keyboard.press('Space')
   await page.waitForSelector('#card-back')

@@ -32,6 +32,30 @@ const PUBLIC_OPERATIONS: ReadonlySet<Operation> = new Set(['register', 'login'])
 
 let sessionEnded: (message: string) => void = () => {}
 
+/**
+ * Whether the service answered the latest request at all. navigator.onLine alone is not
+ * enough: it says only that the device has some network, and a page opened offline from
+ * its service worker can start out believing it is online.
+ */
+let reachable = true
+const reachabilityListeners = new Set<(reachable: boolean) => void>()
+
+/** True while the device has a network and the service answered the latest request. */
+export function serviceReachable (): boolean {
+  return reachable && navigator.onLine
+}
+
+/** Calls `listener` whenever the service starts or stops answering. */
+export function onReachabilityChange (listener: (reachable: boolean) => void): void {
+  reachabilityListeners.add(listener)
+}
+
+function heardFromService (answered: boolean): void {
+  if (reachable === answered) return
+  reachable = answered
+  for (const listener of reachabilityListeners) listener(answered)
+}
+
 /** Called once by main.ts: what to do when the service refuses the stored token. */
 export function onSessionEnded (handler: (message: string) => void): void {
   sessionEnded = handler
@@ -81,8 +105,11 @@ function storedToken (): string {
 
 async function send (operation: Operation | 'upload-media', init: RequestInit): Promise<Response> {
   try {
-    return await fetch(`/api/${operation}`, init)
+    const response = await fetch(`/api/${operation}`, init)
+    heardFromService(true)
+    return response
   } catch {
+    heardFromService(false)
     throw new ApiError('network_failure', 'Could not reach the service. Check your connection and try again.')
   }
 }

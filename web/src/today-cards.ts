@@ -33,6 +33,8 @@ export interface StudyCard {
    * sends the same key and the service counts the review once.
    */
   reviewID?: string
+  /** true while an answer to this card given offline waits to be sent: the service's due for it is not known */
+  waitingOffline?: boolean
 }
 
 /** get-flashcard calls at once: the service serves a user 16 requests at a time */

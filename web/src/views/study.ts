@@ -7,12 +7,14 @@
 // A side is the HTML the service rendered (frontHtml, backHtml), put on the page through
 // the allowlist again (card-html.ts). A cloze card's back is its whole text with the
 // answer marked, shown in place of its front, as Anki shows it.
-import { ApiError, callApi } from '../api.js'
+import { ApiError, callApi, serviceReachable } from '../api.js'
 import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
 import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
 import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
+import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict } from '../offline-store.js'
+import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
 import { loadStudyCard, loadTodayCards, newReviewID, stateOf, type CardState, type StudyCard } from '../today-cards.js'
 import type { Screen } from './screen.js'
 
@@ -23,6 +25,12 @@ const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', goo
  * like Anki's "learn ahead" limit, such a card comes back in this session.
  */
 const LEARN_AHEAD_MS = 20 * 60 * 1000
+
+/** Offline, a card answered "again" comes back after Anki's first learning step; the service schedules it for real once the answer is sent. */
+const AGAIN_OFFLINE_MS = 60 * 1000
+
+/** What an answer earns (docs/api.md); offline, the page counts it before the service does. */
+const XP_PER_REVIEW = 10
 
 interface Answer {
   card: StudyCard
@@ -41,6 +49,8 @@ class StudySitting {
   sending = false
   /** true while today's cards are being fetched */
   loading = false
+  /** when the cards studied offline were fetched, while the sitting studies them without the service */
+  offlineSince: number | undefined
   /**
    * Whether the service holds a review to take back (its log is the user's, whatever
    * device made it): from the total XP, 10 a review, as last heard; an undo refused
@@ -63,6 +73,17 @@ class StudySitting {
 
   get cardsStudied (): number {
     return new Set(this.answers.map((answer) => answer.card.cardID)).size
+  }
+
+  /**
+   * Keeps the cards still to study in this browser (IndexedDB), the one on show first: what
+   * a visit without a network studies, answers given since included.
+   */
+  keep (): void {
+    const left = [...(this.current === undefined ? [] : [this.current]), ...this.queue]
+    keepTodayCards(this.userID, left).catch(() => {
+      // a browser that keeps nothing (storage blocked) studies online only
+    })
   }
 
   /** The next card to show: the first one due, or else the one due soonest (learning ahead). */
@@ -114,6 +135,8 @@ export const showStudy: Screen = (container, { session }) => {
   const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
   const progress = el('progress', { class: 'session-progress', id: 'session-progress', max: 1, value: 0, 'aria-label': 'This session', hidden: true })
   const stage = el('div', { class: 'study-stage', id: 'study-stage' })
+  // answers given offline that the service could not take as they were, for the learner to decide on
+  const conflictArea = el('section', { class: 'panel sync-conflicts', id: 'sync-conflicts', 'aria-labelledby': 'sync-conflicts-heading', hidden: true })
   // what changes on the stage, said in words; it stays while the stage is redrawn below it
   const announcer = el('p', { class: 'visually-hidden', id: 'study-announcer', 'aria-live': 'polite' })
   // the keys are told while there is a card to study, not on the screens before or after it
@@ -124,8 +147,16 @@ export const showStudy: Screen = (container, { session }) => {
     el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
   ])
   container.append(el('div', { class: 'study-screen' }, [
-    el('div', { class: 'study-header' }, [heading, counts]), progress, status, announcer, stage, shortcutHelp
+    el('div', { class: 'study-header' }, [heading, counts]), progress, status, conflictArea, announcer, stage, shortcutHelp
   ]))
+  const stopWatching = watchSync((state) => {
+    if (state.conflicts === 0) {
+      conflictArea.hidden = true
+      conflictArea.replaceChildren()
+      return
+    }
+    conflicts(sitting.userID).then((kept) => { drawConflicts(conflictArea, kept) }, () => {})
+  })
 
   sitting.redraw = (moveFocus = true) => { render(sitting, { status, counts, progress, stage, announcer, shortcutHelp }, actions, moveFocus) }
 
@@ -145,10 +176,23 @@ export const showStudy: Screen = (container, { session }) => {
     const undoable = callApi('get-stats', {}).then((stats) => Number(stats.total_xp) > 0, () => true)
     Promise.all([loadTodayCards(), undoable]).then(([cards, canUndo]) => {
       clearError()
+      sitting.offlineSince = undefined
       sitting.undoable = canUndo || sitting.answers.length > 0
       sitting.refill(cards, shown)
+      sitting.keep()
       sitting.redraw()
-    }, (error: unknown) => {
+    }, async (error: unknown) => {
+      // no network: today's cards as this browser kept them, answers given since included
+      const kept = error instanceof ApiError && error.code === 'network_failure'
+        ? await keptTodayCards(sitting.userID).catch(() => undefined)
+        : undefined
+      if (kept !== undefined) {
+        sitting.offlineSince = kept.fetchedAt
+        sitting.undoable = (await waitingAnswers(sitting.userID).catch(() => [])).length > 0
+        sitting.refill(kept.cards, shown)
+        sitting.redraw()
+        return
+      }
       sitting.phase = 'failed'
       sitting.redraw(false)
       reportFailure(error, stage.querySelector<HTMLElement>('#try-again'))
@@ -160,15 +204,48 @@ export const showStudy: Screen = (container, { session }) => {
     if (sitting.phase !== 'front' || card === undefined) return
     sitting.phase = 'back'
     sitting.redraw()
-    // the intervals are asked for when the back is shown, as the card stands now
+    // the intervals are asked for when the back is shown, as the card stands now; offline, the answers go without them
+    if (!serviceReachable() || card.waitingOffline === true) {
+      fillIntervals(null)
+      return
+    }
     callApi('preview-review', { flashcardID: card.flashcardID, cardID: card.cardID }).then((preview) => {
+      // no clearError here: the intervals may come after an answer already failed, whose error stays
       if (sitting.current !== card || sitting.phase !== 'back') return
-      clearError()
       sitting.preview = preview
       fillIntervals(preview)
     }, (error: unknown) => {
-      if (sitting.current === card) reportFailure(error, stage.querySelector<HTMLElement>('.rating-buttons'))
+      if (sitting.current !== card) return
+      if (error instanceof ApiError && error.code === 'network_failure') fillIntervals(null)
+      else reportFailure(error, stage.querySelector<HTMLElement>('.rating-buttons'))
     })
+  }
+
+  /**
+   * Keeps an answer that cannot reach the service now, with its reviewID, to be sent in
+   * order when the network is back (offline-sync.ts), and goes on with the next card.
+   * `attempted`: a request with it has left, and may have reached the service.
+   */
+  const answerOffline = async (card: StudyCard, rating: Rating, reviewID: string, attempted: boolean): Promise<void> => {
+    await addWaitingAnswer({
+      userID: sitting.userID,
+      reviewID,
+      flashcardID: card.flashcardID,
+      cardID: card.cardID,
+      rating,
+      answeredAt: Date.now(),
+      expectedDue: card.waitingOffline === true ? null : card.dueAt,
+      front: sideText(card.frontHtml),
+      attempted
+    })
+    sitting.answers.push({ card, xpGained: XP_PER_REVIEW })
+    sitting.undoable = true
+    if (rating === 'again') sitting.queue.push({ ...showAgain(card, Date.now() + AGAIN_OFFLINE_MS, 'learning'), waitingOffline: true })
+    sitting.takeNext()
+    sitting.keep()
+    // with a network, the service may be back: sending is how the page finds out
+    if (navigator.onLine) void sendWaitingAnswers()
+    else void announceSync()
   }
 
   const answer = (rating: Rating) => {
@@ -177,7 +254,19 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.sending = true
     setAnswering(true)
     card.reviewID ??= newReviewID()
-    callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID: card.reviewID })
+    const reviewID = card.reviewID
+    const finish = () => {
+      sitting.sending = false
+      if (sitting.current === card && sitting.phase === 'back') setAnswering(false)
+      else sitting.redraw()
+    }
+    if (!serviceReachable()) {
+      answerOffline(card, rating, reviewID, false).catch((error: unknown) => {
+        reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons'))
+      }).finally(finish)
+      return
+    }
+    callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID })
       .then((review) => {
         clearError()
         sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
@@ -188,7 +277,13 @@ export const showStudy: Screen = (container, { session }) => {
           sitting.queue.push(showAgain(card, dueAt, stateOf(review.review_status)))
         }
         sitting.takeNext()
-      }, (error: unknown) => {
+        sitting.keep()
+      }, async (error: unknown) => {
+        // the network went while the answer was on its way: it is kept and sent later, with the same reviewID
+        if (error instanceof ApiError && error.code === 'network_failure') {
+          await answerOffline(card, rating, reviewID, true)
+          return
+        }
         // a card deleted meanwhile, or its deck, cannot be answered: go on with the others
         if (error instanceof ApiError && (error.code === 'card_not_found' || error.code === 'flashcard_not_found')) {
           showNotice('That card was deleted meanwhile, so its answer was not kept. Here is the next one.')
@@ -198,11 +293,37 @@ export const showStudy: Screen = (container, { session }) => {
         // said beside the answer buttons, which stay for the answer to be given again
         reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons'))
       })
-      .finally(() => {
-        sitting.sending = false
-        if (sitting.current === card && sitting.phase === 'back') setAnswering(false)
-        else sitting.redraw()
-      })
+      .catch((error: unknown) => { reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons')) })
+      .finally(finish)
+  }
+
+  /**
+   * Takes back the latest answer still waiting to be sent, if any: it never reaches the
+   * service. True when there was one.
+   */
+  const undoWaiting = async (): Promise<boolean> => {
+    await sendingDone()
+    const waiting = await waitingAnswers(sitting.userID).catch(() => [])
+    const last = waiting.at(-1)
+    if (last?.seq === undefined) return false
+    await removeWaitingAnswer(last.seq)
+    const at = sitting.answers.map((given) => given.card.cardID).lastIndexOf(last.cardID)
+    const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
+    sitting.undoable = waiting.length > 1 || sitting.offlineSince === undefined
+    void announceSync()
+    if (taken === undefined) {
+      showNotice(`Undone: your answer to "${shorten(last.front)}", given offline, will not be sent.`)
+      return true
+    }
+    const current = sitting.current
+    sitting.queue = sitting.queue.filter((queued) => queued.cardID !== last.cardID)
+    if (current !== undefined && current.cardID !== last.cardID) sitting.queue.unshift(current)
+    sitting.current = { ...taken.card, reviewID: undefined }
+    sitting.preview = undefined
+    sitting.phase = 'front'
+    sitting.keep()
+    showNotice(`Undone: the card "${shorten(sideText(taken.card.frontHtml))}" is back.`)
+    return true
   }
 
   const undo = () => {
@@ -214,8 +335,15 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.sending = true
     setAnswering(true)
     // the service takes back the user's latest review, whether this sitting made it or not
-    // (a reload, another device); the card comes back from the flashcard undo-review names
-    callApi('undo-review', {}).then(async (undone) => {
+    // (a reload, another device); the card comes back from the flashcard undo-review names.
+    // An answer still waiting to be sent is later than any the service has: it goes first.
+    undoWaiting().then(async (undoneHere) => {
+      if (undoneHere) return
+      if (!serviceReachable()) {
+        showNotice('Offline, only answers not yet sent can be undone. Undo again once you are online.')
+        return
+      }
+      const undone = await callApi('undo-review', {})
       clearError()
       sitting.totalXp = undone.total_xp
       sitting.undoable = Number(undone.total_xp) > 0
@@ -233,6 +361,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.current = showAgain(card, Date.parse(undone.due), stateOf(undone.review_status))
       sitting.preview = undefined
       sitting.phase = 'front'
+      sitting.keep()
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
     }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
@@ -280,6 +409,7 @@ export const showStudy: Screen = (container, { session }) => {
 
   return () => {
     sitting.redraw = () => {}
+    stopWatching()
     document.removeEventListener('keydown', onKey)
   }
 }
@@ -400,11 +530,51 @@ function replaySound (stage: HTMLElement, phase: StudySitting['phase']): void {
   if (phase === 'front' || phase === 'back') playSound(sideSound(stage, phase) ?? sideSound(stage, 'front'))
 }
 
-function fillIntervals (preview: ReviewPreview): void {
+/** The interval each answer would give; null offline, where the service cannot be asked. */
+function fillIntervals (preview: ReviewPreview | null): void {
   for (const rating of RATINGS) {
     const interval = document.querySelector(`#study-stage .interval[data-rating="${rating}"]`)
-    if (interval !== null) interval.textContent = preview[rating].interval
+    if (interval !== null) interval.textContent = preview === null ? 'offline' : preview[rating].interval
   }
+}
+
+const REASONS: Record<Conflict['reason'], string> = {
+  changed: 'the card was reviewed or changed elsewhere meanwhile',
+  gone: 'the card has been deleted meanwhile',
+  refused: 'the service refused it'
+}
+
+/** The answers given offline that the service did not take as they were, each with what can be done about it. */
+function drawConflicts (area: HTMLElement, kept: Conflict[]): void {
+  area.hidden = kept.length === 0
+  const time = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' })
+  const settle = (conflict: Conflict, resend: boolean) => {
+    settleConflict(conflict, resend).then(async () => {
+      showNotice(resend ? 'Your answer is sent, as given.' : 'Your answer is dropped; the card stays as it is.')
+      if (resend) await sendWaitingAnswers()
+      else await announceSync()
+    }).catch((error: unknown) => { reportFailure(error) })
+  }
+  replaceChildren(area, [
+    el('h2', { id: 'sync-conflicts-heading' }, ['Answers given offline to check']),
+    el('ul', { class: 'conflict-list' }, kept.map((conflict) => {
+      const first = conflict.answers[0]
+      const given = conflict.answers.map((answer) => RATING_NAMES[answer.rating]).join(', then ')
+      const when = first === undefined ? '' : ` on ${time.format(first.answeredAt)}`
+      return el('li', { class: `conflict conflict-${conflict.reason}` }, [
+        el('p', {}, [
+          el('strong', {}, [`"${shorten(first?.front ?? '')}"`]),
+          `: your answer ${given}${when} was not recorded: ${REASONS[conflict.reason]}${conflict.message === undefined ? '' : ` (${conflict.message})`}.`
+        ]),
+        el('div', { class: 'button-row' }, conflict.reason === 'changed'
+          ? [
+              button('Send my answer anyway', () => { settle(conflict, true) }, { class: 'primary' }),
+              button('Drop my answer', () => { settle(conflict, false) })
+            ]
+          : [button('Dismiss', () => { settle(conflict, false) })])
+      ])
+    }))
+  ])
 }
 
 /** While an answer or an undo is on its way, its buttons cannot be pressed again. */
