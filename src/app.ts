@@ -29,6 +29,8 @@ import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
 import type { MediaUrl } from './services/context.js'
 import schedule from './routes/schedule.js'
+import cardStates from './routes/card-states.js'
+import studySession from './routes/study-session.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
 import { DEFAULT_FITTING_SETTINGS, type FittingSettings } from './services/schedule.js'
@@ -143,6 +145,8 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(library)
     await api.register(transfer)
     await api.register(study)
+    await api.register(cardStates)
+    await api.register(studySession)
     await api.register(goals)
     await api.register(progress)
     await api.register(media)

@@ -398,6 +398,20 @@ export function flashcardIDsIn (folders: readonly FolderNode[]): string[] {
   return ids
 }
 
+/** Each flashcard asked for that the tree holds, with its name and the names of the folders above it: one walk of the tree. */
+export function flashcardsWithPaths (tree: LibraryTree, flashcardIDs: Iterable<string>): Map<string, { name: string, folder: string[] }> {
+  const wanted = new Set(flashcardIDs)
+  const found = new Map<string, { name: string, folder: string[] }>()
+  if (wanted.size === 0) return found
+  walk(tree.folders, [], [], (folder, above) => {
+    for (const flashcard of folder.flashcards) {
+      if (wanted.has(flashcard.id)) found.set(flashcard.id, { name: flashcard.name, folder: namesOf([...above, folder]) })
+    }
+    return found.size === wanted.size
+  })
+  return found
+}
+
 /** Counts folders at or below the folders given. */
 function folderCount (folders: readonly FolderNode[]): number {
   let count = 0

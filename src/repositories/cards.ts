@@ -3,6 +3,7 @@ import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
 import { oneBatch } from './batches.js'
 import type { TextFormat } from '../domain/card-content.js'
+import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
 
 /** A card's text as written, and what is rendered from it when it is written. */
 export interface CardContent {
@@ -35,8 +36,18 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   _id: string
   userID: string
   flashcardID: string
-  /** mirrors state === New; the queues' indexes lead with it */
-  isNew: boolean
+  /**
+   * which queue of today's cards holds the card, leading the queue index after
+   * the user: true (new cards) mirrors state === New, false the others, and
+   * 'suspended' or 'buried' a card out of both (domain/card-states.ts)
+   */
+  isNew: QueueKey
+  /** suspended: never in today's cards until unsuspended; absent when not */
+  suspended?: boolean
+  /** while buried, the start of the user's day it comes back on; absent when not buried */
+  buriedUntil?: Date
+  /** Anki's flag, 1-7; absent for none */
+  flag?: number
   /** creation order, for the new-card queue (time in ms x 1000 + position in its batch) */
   createdOrder: number
   createdAt: Date
@@ -54,8 +65,11 @@ export interface Rescheduled { _id: string, version: number, schedule: Pick<Card
 /** What a tree of cards needs of a card. */
 export type TreeCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'scheduledDays' | 'learningSteps' | 'lastReview' | 'createdAt'>
 
-/** What get-all-cards needs of a card: the tree's fields and its content. */
-export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder'>
+/** A card's standing beside its schedule: suspended, buried, flagged. */
+export type CardStandingFields = Pick<CardDocument, 'suspended' | 'buriedUntil' | 'flag'>
+
+/** What get-all-cards needs of a card: the tree's fields, its content and its standing. */
+export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder'> & CardStandingFields
 
 /** A card of today's cards: what the tree needs, and its place in its queue. */
 export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder'>
@@ -65,7 +79,19 @@ const TREE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1 } as const
-const CONTENT_PROJECTION = { ...TREE_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
+const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
+const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
+/** what a card of the study queue shows: its content, standing and place */
+const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
+
+/** A card buried until `buriedUntil`, with what putting it back in its queue needs. */
+export type BuriedCard = Pick<CardDocument, '_id' | 'state' | 'due' | 'createdOrder' | 'buriedUntil'>
+
+/** How many cards a flashcard holds, and of them how many are due before the day's end and how many are new (in their queues). */
+export interface FlashcardCounts { cards: number, due: number, new: number }
+
+/** A card of the study queue: its content, standing, schedule's place and what the tree shows. */
+export type StudyCard = ContentCard & Pick<CardDocument, 'due'>
 
 /** Reads one window of a queue: the cards whose `due` and `createdOrder` match (either undefined: any), the first `wanted` in queue order. */
 type WindowRead = (due: Date | Record<string, Date> | undefined, createdOrder: Record<string, number> | undefined, wanted: number) => Promise<QueuedCard[]>
@@ -130,6 +156,22 @@ async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
   const inSession = { session }
+
+  /**
+   * A window of a queue, only the cards of some flashcards: the filter in a
+   * stage after the projection, so that the window is still read by
+   * user_queue (with it in the first $match, the database would weigh
+   * user_flashcard), and the window's cards are still its cards in order.
+   */
+  function withinRead (userID: string, isNew: boolean, within: readonly string[]): WindowRead {
+    return async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
+      { $match: { userID, isNew, ...windowOf(due, createdOrder) } },
+      { $project: QUEUE_PROJECTION },
+      { $match: { flashcardID: { $in: [...within] } } },
+      { $sort: { due: 1, createdOrder: 1 } },
+      { $limit: wanted }
+    ], { ...oneBatch(wanted + 1), session }).toArray()
+  }
   return {
     async insertMany (documents: CardDocument[]): Promise<void> {
       if (documents.length > 0) await cards.insertMany(documents, { ordered: true, session })
@@ -196,7 +238,8 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async applyReview (card: CardDocument, schedule: CardSchedule, reviewID: string): Promise<boolean> {
       const result = await cards.updateOne(
         { _id: card._id, userID: card.userID, version: card.version },
-        { $set: { ...schedule, isNew: false, lastReviewID: reviewID, version: card.version + 1 } },
+        // a suspended or buried card stays out of the queues
+        { $set: { ...schedule, isNew: queueKeyAfterSchedule(card.isNew, schedule.state), lastReviewID: reviewID, version: card.version + 1 } },
         inSession
       )
       return result.matchedCount === 1
@@ -206,7 +249,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async restoreSchedule (card: CardDocument, schedule: CardSchedule, lastReviewID: string | null): Promise<boolean> {
       const result = await cards.updateOne(
         { _id: card._id, userID: card.userID, version: card.version, lastReviewID: card.lastReviewID },
-        { $set: { ...schedule, isNew: schedule.state === CardState.New, lastReviewID, version: card.version + 1 } },
+        { $set: { ...schedule, isNew: queueKeyAfterSchedule(card.isNew, schedule.state), lastReviewID, version: card.version + 1 } },
         inSession
       )
       return result.matchedCount === 1
@@ -236,9 +279,13 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return cards.findOne({ _id: cardID, userID }, inSession)
     },
 
-    /** Every card of the user that is not new, with what rescheduling reads. Index user_queue (its prefix). */
+    /**
+     * Every card of the user that is not new, with what rescheduling reads:
+     * those out of the queues too (suspended, buried), whose schedules are
+     * kept for when they come back. Index user_queue (its prefix, three keys).
+     */
     studied (userID: string): Promise<StudiedCard[]> {
-      return cards.find({ userID, isNew: false }, {
+      return cards.find({ userID, isNew: { $in: [false, SUSPENDED, BURIED] }, state: { $ne: CardState.New } }, {
         projection: { _id: 1, version: 1, state: 1, due: 1, lastReview: 1, stability: 1, difficulty: 1, scheduledDays: 1 },
         ...oneBatch(10_000),
         session
@@ -256,6 +303,99 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         updateOne: { filter: { _id, userID, version }, update: { $set: { ...schedule, version: version + 1 } } }
       })), { ordered: false, session })
       return result.modifiedCount
+    },
+
+    /**
+     * Sets a card's standing (suspended, buried until, and the queue key they
+     * and its schedule give: domain/card-states.ts); null for a removed part.
+     * The card as it now is, or null when it is not the user's in that flashcard.
+     */
+    setStanding (userID: string, flashcardID: string, cardID: string,
+      standing: { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null }): Promise<CardDocument | null> {
+      const unset = { ...(standing.suspended ? {} : { suspended: '' as const }), ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}) }
+      return cards.findOneAndUpdate(
+        { _id: cardID, userID, flashcardID },
+        {
+          $set: { isNew: standing.isNew, ...(standing.suspended ? { suspended: true } : {}), ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }) },
+          ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
+        },
+        { returnDocument: 'after', session }
+      )
+    },
+
+    /** Sets a card's flag (0: none); the card as it now is, or null when it is not the user's in that flashcard. */
+    setFlag (userID: string, flashcardID: string, cardID: string, flag: number): Promise<CardDocument | null> {
+      return cards.findOneAndUpdate(
+        { _id: cardID, userID, flashcardID },
+        flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } },
+        { returnDocument: 'after', session }
+      )
+    },
+
+    /** The user's buried cards (those also suspended are out under suspension, not here). Index user_queue, the prefix {userID, isNew: 'buried'}. */
+    buried (userID: string): Promise<BuriedCard[]> {
+      return cards.find({ userID, isNew: BURIED }, { projection: { _id: 1, state: 1, due: 1, createdOrder: 1, buriedUntil: 1 }, session }).toArray()
+    },
+
+    /** Puts buried cards back in the queue their schedule says, their burial over. */
+    async returnFromBurial (userID: string, returned: ReadonlyArray<Pick<CardDocument, '_id' | 'state'>>): Promise<void> {
+      if (returned.length === 0) return
+      await cards.bulkWrite(returned.map((card) => ({
+        updateOne: { filter: { _id: card._id, userID, isNew: BURIED }, update: { $set: { isNew: card.state === CardState.New }, $unset: { buriedUntil: '' } } }
+      })), { ordered: false, session })
+    },
+
+    /**
+     * Per flashcard: its cards, those in the learning and review queue due
+     * before `dueBefore`, and those in the new-card queue (suspended and
+     * buried cards are in neither). One pass over the user's cards, by the
+     * userID prefix of user_flashcard.
+     */
+    async countsByFlashcard (userID: string, dueBefore: Date): Promise<Map<string, FlashcardCounts>> {
+      const groups = await cards.aggregate<FlashcardCounts & { _id: string }>([
+        { $match: { userID } },
+        {
+          $group: {
+            _id: '$flashcardID',
+            cards: { $sum: 1 },
+            due: { $sum: { $cond: [{ $and: [{ $eq: ['$isNew', false] }, { $lt: ['$due', dueBefore] }] }, 1, 0] } },
+            new: { $sum: { $cond: [{ $eq: ['$isNew', true] }, 1, 0] } }
+          }
+        }
+      ], inSession).toArray()
+      return new Map(groups.map(({ _id, ...counts }) => [_id, counts]))
+    },
+
+    /**
+     * Today's cards of some flashcards, each queue in its order and within its
+     * allowance, read by user_flashcard: every card of those flashcards is
+     * read by the database, which keeps those of each queue. For a part of
+     * the library holding few of the user's cards; the queues of a large part
+     * are read as the whole library's are, with a filter (todayQueue's `within`).
+     */
+    async queuesOfFlashcards (userID: string, flashcardIDs: readonly string[], dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
+      const read = async (queue: object, limit: number): Promise<QueuedCard[]> => limit <= 0 || flashcardIDs.length === 0
+        ? []
+        : await cards.aggregate<QueuedCard>([
+          { $match: { userID, flashcardID: { $in: [...flashcardIDs] } } },
+          // the queue's filter in a stage of its own, after the projection: with the first, it would make the database weigh user_queue
+          { $project: { ...QUEUE_PROJECTION, isNew: 1 } },
+          { $match: queue },
+          { $sort: { due: 1, createdOrder: 1 } },
+          { $limit: limit },
+          { $project: QUEUE_PROJECTION }
+        ], { ...oneBatch(limit + 1), session }).toArray()
+      const [due, fresh] = await Promise.all([
+        read({ isNew: false, due: { $lt: dueBefore } }, allowance.reviews),
+        read({ isNew: true }, allowance.newCards)
+      ])
+      return { due, new: fresh }
+    },
+
+    /** Cards by id, with their content and standing, in no order: those not the user's are left out. Index _id. */
+    withContentByIds (userID: string, cardIDs: readonly string[]): Promise<StudyCard[]> {
+      if (cardIDs.length === 0) return Promise.resolve([])
+      return cards.find({ _id: { $in: [...cardIDs] }, userID }, { projection: STUDY_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray()
     },
 
     /** How many cards each of the user's flashcards holds (those with none are absent). Index user_flashcard. */
@@ -283,16 +423,21 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * reads side by side, each in windows of one range of index user_queue:
      * one query with $or would make the embedded database scan the collection.
      */
-    async todayQueue (userID: string, queues: { due: QueueRange, new: QueueRange }, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
+    async todayQueue (userID: string, queues: { due: QueueRange, new: QueueRange }, allowance: { reviews: number, newCards: number },
+      within?: readonly string[]): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
       const [due, fresh] = await Promise.all([
-        this.dueQueue(userID, queues.due, allowance.reviews),
-        this.newQueue(userID, queues.new, allowance.newCards)
+        this.dueQueue(userID, queues.due, allowance.reviews, within),
+        this.newQueue(userID, queues.new, allowance.newCards, within)
       ])
       return { due, new: fresh }
     },
 
-    /** Learning and review cards due before the range's end, most overdue first. Index user_queue. */
-    async dueQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+    /**
+     * Learning and review cards due before the range's end, most overdue
+     * first; with `within`, only the cards of those flashcards. Index user_queue.
+     */
+    async dueQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
+      if (within !== undefined) return await readQueue(range, limit, withinRead(userID, false, within))
       // the design keeps this one an aggregation: the cards due today, filtered in the database
       return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
         { $match: { userID, isNew: false, ...windowOf(due, createdOrder) } },
@@ -305,8 +450,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       ], { ...oneBatch(wanted + 1), session }).toArray())
     },
 
-    /** New cards in creation order (a new card is due from its creation). Index user_queue. */
-    async newQueue (userID: string, range: QueueRange, limit: number): Promise<QueuedCard[]> {
+    /** New cards in creation order (a new card is due from its creation); with `within`, only those of these flashcards. Index user_queue. */
+    async newQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
+      if (within !== undefined) return await readQueue(range, limit, withinRead(userID, true, within))
       return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.find(
         { userID, isNew: true, ...windowOf(due, createdOrder) },
         { projection: QUEUE_PROJECTION, sort: { due: 1, createdOrder: 1 }, limit: wanted, ...oneBatch(wanted), session }

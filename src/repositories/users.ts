@@ -39,6 +39,8 @@ export interface UserDocument extends UserSettings {
   fsrsParameters?: number[]
   /** the last fit of the user's parameters, adopted or not */
   scheduleFit?: FitReport
+  /** the earliest instant a buried card of the account comes back (domain/card-states.ts); absent when none is buried */
+  buriedUntil?: Date
   createdAt: Date
 }
 
@@ -67,6 +69,22 @@ function queuePlacement (place: QueuePlace) {
       : { 'queueFrom.due.at': new Date(place.due.getTime() - 1) },
     $inc: { 'queueFrom.writes': 1 }
   }
+}
+
+/**
+ * queuePlacement for several cards at once: each start goes down to the
+ * least instant (and, for new cards, the least creation order) among the
+ * cards placed in its queue, which is at or before each of them.
+ */
+function queuePlacements (places: readonly QueuePlace[]) {
+  const $min: Record<string, Date | number> = {}
+  for (const place of places) {
+    for (const [field, value] of Object.entries(queuePlacement(place).$min)) {
+      const kept = $min[field]
+      if (kept === undefined || value < kept) $min[field] = value
+    }
+  }
+  return { $min, $inc: { 'queueFrom.writes': 1 } }
 }
 
 export class EmailTakenError extends Error {
@@ -207,6 +225,35 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async queueDueCards (userID: string, due: Date): Promise<void> {
       const { $min, $inc } = queuePlacement({ isNew: false, due, createdOrder: 0 })
       await users.updateOne({ _id: userID }, { $min, $inc }, inSession)
+    },
+
+    /**
+     * Keeps the start of each queue at or before cards put back in it (an
+     * unsuspended card, a card unburied), and counts the write: the same
+     * rule as every write that places a card (see queuePlacement).
+     */
+    async placeCards (userID: string, places: readonly QueuePlace[]): Promise<void> {
+      if (places.length === 0) return
+      const { $min, $inc } = queuePlacements(places)
+      await users.updateOne({ _id: userID }, { $min, $inc }, inSession)
+    },
+
+    /** Notes that a card of the account is buried until `until`: the account keeps the earliest such instant. */
+    async noteBurial (userID: string, until: Date): Promise<void> {
+      await users.updateOne({ _id: userID }, { $min: { buriedUntil: until } }, inSession)
+    },
+
+    /**
+     * After buried cards came back: places them in their queues (as
+     * placeCards), and keeps the instant the next buried card comes back
+     * (null: none is buried). The account as it now is, or null when it is gone.
+     */
+    returnedFromBurial (userID: string, places: readonly QueuePlace[], next: Date | null): Promise<UserDocument | null> {
+      const placed = places.length === 0 ? {} : queuePlacements(places)
+      return users.findOneAndUpdate({ _id: userID }, {
+        ...placed,
+        ...(next === null ? { $unset: { buriedUntil: '' } } : { $set: { buriedUntil: next } })
+      }, after)
     },
 
     findById (userID: string): Promise<UserDocument | null> {

@@ -133,13 +133,15 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/get-library', {
     schema: {
-      summary: 'The folders and flashcards with their ids and card counts',
-      description: 'What a client needs to rename, move or delete a folder or flashcard: the tree of get-all-cards is keyed by names and gives no folder ids.',
+      summary: 'The folders and flashcards with their ids, card counts, and the cards each would give to study today',
+      description: 'What a client needs to rename, move or delete a folder or flashcard: the tree of get-all-cards is keyed by names and gives no folder ids. ' +
+        'due and new, for the whole library, each folder and each flashcard: the learning and review cards due before the day ends and the new cards that studying it today gives, ' +
+        'within the daily limits left across the whole library (as get-study-queue would give them).',
       tags: ['library'],
       body: LibraryBody,
       response: { 200: LibraryOutline }
     }
-  }, async (request) => await library.outline(request.account._id))
+  }, async (request) => await library.outline(request.account))
 
   app.post('/get-all-cards', {
     schema: {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Id, JwtToken } from './common.js'
+import { Id, JwtToken, StringEnum } from './common.js'
 import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import { CardBack, CardFront, CardText, ClozeText, Name, TextFormat } from './library.js'
 
@@ -55,12 +55,20 @@ export const CardContent = {
   clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' }))
 }
 
+/** A card's standing beside its schedule, as every read of a card's content gives it. */
+export const CardStanding = {
+  suspended: StringEnum(['true', 'false'] as const, { description: '"true": suspended, never in today\'s cards until unsuspended (its schedule kept)' }),
+  flag: Type.String({ description: 'Anki\'s flag: "0" none, "1" red, "2" orange, "3" green, "4" blue, "5" pink, "6" turquoise, "7" purple; a label only' }),
+  buriedUntil: Type.Optional(Type.String({ description: 'DD/MM/YYYY, while the card is buried: the day it comes back to today\'s cards; absent when not buried' }))
+}
+
 export const CardDetails = Type.Object({
   cardID: Id,
   ...CardContent,
   review_status: Type.String({ description: '"0.0" never reviewed, "0.N" learning step N, "D.0" in review every D days' }),
   last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar; the creation day for a card never reviewed' }),
-  due: Type.String({ description: 'ISO-8601 UTC instant' })
+  due: Type.String({ description: 'ISO-8601 UTC instant' }),
+  ...CardStanding
 })
 
 export const Flashcard = Type.Object({
@@ -141,21 +149,30 @@ export const AllCardsBody = Type.Object({
 
 export const LibraryBody = Type.Object({ jwtToken: JwtToken })
 
+/** What studying a part of the library today would give (get-study-queue), within the daily limits left across the whole library. */
+const StudiedToday = {
+  due: Count('learning and review cards due before the end of the user\'s day studying it would give, within the reviews left today (reviewsPerDay less those done)'),
+  new: Count('new cards studying it would give, within the new cards left today (newCardsPerDay less those started)')
+}
+
 export const FlashcardOutline = Type.Object({
   flashcardID: Id,
   flashcardName: Type.String(),
   description: Type.String(),
-  cards: Count('cards the flashcard holds')
+  cards: Count('cards the flashcard holds'),
+  ...StudiedToday
 })
 
 export const FolderOutline = Type.Recursive((Folder) => Type.Object({
   folderID: Id,
   name: Type.String(),
+  ...StudiedToday,
   folders: Type.Array(Folder),
   flashcards: Type.Array(FlashcardOutline)
 }), { $id: 'FolderOutline' })
 export type FolderOutline = Static<typeof FolderOutline>
 
 export const LibraryOutline = Type.Object({
+  ...StudiedToday,
   folders: Type.Array(FolderOutline, { description: 'the top-level folders, in the order they were made; each with its folders and flashcards' })
 })

@@ -8,6 +8,8 @@ import type { Fitter } from '../fitting/fitter.js'
 import { statsService } from './stats.js'
 import { studyService } from './study.js'
 import { transferService } from './transfer.js'
+import { cardStatesService } from './card-states.js'
+import { studyQueueService } from './study-queue.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -23,6 +25,8 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     library,
     transfer: transferService(context, library, media),
     study: studyService(context),
+    studyQueue: studyQueueService(context),
+    cardStates: cardStatesService(context),
     goals: goalsService(context),
     stats: statsService(context),
     media,

@@ -16,6 +16,8 @@ import { cardDetails, cardLeaves, cardLeavesWithContent, type UserMediaUrl } fro
 import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
+import { allowanceToday, withBurialsOver } from './today.js'
+import { userDay } from '../domain/calendar.js'
 
 /** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
 export interface CardWriting {
@@ -185,7 +187,7 @@ export function libraryService (context: ServiceContext) {
     const noteNow = [...keptNow, ...added].sort((a, b) => (a.clozeNumber ?? 0) - (b.clozeNumber ?? 0))
     return {
       noteID: note.noteID,
-      cards: noteNow.map((card) => cardDetails(card, user, mediaUrl)),
+      cards: noteNow.map((card) => cardDetails(card, user, mediaUrl, context.clock())),
       kept: kept.map((card) => card._id),
       added: added.map((card) => card._id),
       removed: removed.map((card) => card._id)
@@ -284,12 +286,13 @@ export function libraryService (context: ServiceContext) {
       const { trees, cards } = context.repositories
       const [tree, flashcardCards] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
       const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
+      const now = context.clock()
       return {
         flashcardID,
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id)))
+        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id), now))
       }
     },
 
@@ -331,7 +334,7 @@ export function libraryService (context: ServiceContext) {
           }
           const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text')
           await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }])
-          return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl)
+          return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl, context.clock())
         }
         if (front !== undefined) {
           throw new Refusal('wrong_card_kind',
@@ -373,23 +376,54 @@ export function libraryService (context: ServiceContext) {
     /**
      * The user's folders and flashcards with their ids and card counts: what a
      * client needs to name a folder or flashcard in an edit, which the tree of
-     * the published interface (keyed by names) does not give.
+     * the published interface (keyed by names) does not give. Each folder and
+     * flashcard, and the whole library, also says how many cards studying it
+     * today would give: its learning and review cards due before the day
+     * ends, and its new cards, each within what the daily limits leave today
+     * across the whole library.
      */
-    async outline (userID: string) {
+    async outline (user: UserDocument) {
       const { trees, cards } = context.repositories
-      const [tree, counts] = await Promise.all([trees.read(userID), cards.countByFlashcard(userID)])
-      const folderOutline = (folder: FolderNode): FolderOutline => ({
-        folderID: folder.id,
-        name: folder.name,
-        folders: folder.folders.map(folderOutline),
-        flashcards: folder.flashcards.map((flashcard) => ({
-          flashcardID: flashcard.id,
-          flashcardName: flashcard.name,
-          description: flashcard.description,
-          cards: String(counts.get(flashcard.id) ?? 0)
-        }))
+      const now = context.clock()
+      const account = await withBurialsOver(context, user, now)
+      const today = userDay(now, account)
+      const [tree, counts, allowance] = await Promise.all([
+        trees.read(account._id), cards.countsByFlashcard(account._id, today.end), allowanceToday(context.repositories, account, today)
+      ])
+      const studied = (raw: { due: number, new: number }) => ({
+        due: String(Math.min(raw.due, allowance.reviews)),
+        new: String(Math.min(raw.new, allowance.newCards))
       })
-      return { folders: tree.folders.map(folderOutline) }
+      const folderOutline = (folder: FolderNode): { outline: FolderOutline, raw: { due: number, new: number } } => {
+        const raw = { due: 0, new: 0 }
+        const flashcards = folder.flashcards.map((flashcard) => {
+          const counted = counts.get(flashcard.id) ?? { cards: 0, due: 0, new: 0 }
+          raw.due += counted.due
+          raw.new += counted.new
+          return {
+            flashcardID: flashcard.id,
+            flashcardName: flashcard.name,
+            description: flashcard.description,
+            cards: String(counted.cards),
+            ...studied(counted)
+          }
+        })
+        const folders = folder.folders.map((child) => {
+          const { outline, raw: below } = folderOutline(child)
+          raw.due += below.due
+          raw.new += below.new
+          return outline
+        })
+        return { outline: { folderID: folder.id, name: folder.name, ...studied(raw), folders, flashcards }, raw }
+      }
+      const raw = { due: 0, new: 0 }
+      const folders = tree.folders.map((folder) => {
+        const { outline, raw: below } = folderOutline(folder)
+        raw.due += below.due
+        raw.new += below.new
+        return outline
+      })
+      return { ...studied(raw), folders }
     },
 
     /**
@@ -403,7 +437,7 @@ export function libraryService (context: ServiceContext) {
       const flashcardIDs = flashcardIDsIn(tree.folders)
       if (!options.content) return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDs), user), { includeEmpty: true })
       const everyCard = await cards.withContentOfFlashcards(user._id, flashcardIDs)
-      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id)), { includeEmpty: true })
+      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id), context.clock()), { includeEmpty: true })
     }
   }
 }

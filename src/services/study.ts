@@ -2,13 +2,13 @@ import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
 import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating, type SchedulingOptions } from '../domain/scheduling.js'
-import { startsAfterRead, todayQueueRanges } from '../domain/queues.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { ReviewIDTakenError } from '../repositories/reviews.js'
 import type { ReviewAnswer } from '../schemas/study.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { cardLeaves } from './wire.js'
+import { readToday } from './today.js'
 import { invalidToken, noCard, Refusal } from '../domain/refusals.js'
 
 function scheduleOf (card: CardDocument): CardSchedule {
@@ -27,52 +27,15 @@ export interface ReviewRequest { flashcardID: string, cardID: string, rating: Ra
 export function studyService (context: ServiceContext) {
   const { repositories } = context
 
-  /**
-   * The reviews and new cards the user did today. The account keeps the count
-   * of the day of its latest review; only when a settings change made that day
-   * overlap today without being today is the log counted instead.
-   */
-  async function doneToday (user: UserDocument, today: { start: Date }): Promise<{ reviews: number, newCards: number }> {
-    const counted = user.studyDay
-    if (counted === undefined) return { reviews: 0, newCards: 0 }
-    if (counted.start instanceof Date && counted.end instanceof Date) {
-      if (counted.end.getTime() <= today.start.getTime()) return { reviews: 0, newCards: 0 }
-      if (counted.start.getTime() === today.start.getTime()) return counted
-    }
-    return await repositories.reviews.countSince(user._id, today.start)
-  }
-
   return {
     /**
      * The tree of the cards the user should study before their day ends, as
-     * JSON text. After the account (read by authentication, with today's
-     * counts and where each queue starts), one round trip on the common path:
-     * the cards due today (an aggregation on `cards`), the new cards and the
-     * user's tree are read side by side; the tree is then pruned to the
-     * flashcards that hold today's cards. A read that found a queue starting
-     * later than the account says moves its start there, for the next read.
+     * JSON text (see readToday): the tree is pruned to the flashcards that
+     * hold today's cards.
      */
     async todayCards (user: UserDocument): Promise<string> {
-      const now = context.clock()
-      const today = userDay(now, user)
-      const done = await doneToday(user, today)
-      const allowance = {
-        reviews: Math.max(0, user.reviewsPerDay - done.reviews),
-        newCards: Math.max(0, user.newCardsPerDay - done.newCards)
-      }
-      const ranges = todayQueueRanges(user.queueFrom, today.end, now)
-      const [queues, tree] = await Promise.all([
-        repositories.cards.todayQueue(user._id, ranges, allowance),
-        repositories.trees.read(user._id)
-      ])
-      // the read moves a start up to where it found the queue begin (users.raiseQueueStarts says why
-      // that never skips a card); one that fails leaves the start lower, still right: the answer goes anyway
-      const writes = user.queueFrom?.writes
-      const raised = typeof writes === 'number' ? startsAfterRead(ranges, queues, allowance) : {}
-      const raising = typeof writes !== 'number' || Object.keys(raised).length === 0
-        ? null
-        : repositories.users.raiseQueueStarts(user._id, writes, raised).catch(() => {})
-      const answer = queues.due.length + queues.new.length === 0 ? '{}' : treeJson(tree, cardLeaves([...queues.due, ...queues.new], user))
+      const { account, queues, tree, raising } = await readToday(context, user)
+      const answer = queues.due.length + queues.new.length === 0 ? '{}' : treeJson(tree, cardLeaves([...queues.due, ...queues.new], account))
       await raising
       return answer
     },

@@ -7,9 +7,10 @@ import type { TextFormat } from '../domain/card-content.js'
 import type { FitMetrics } from '../domain/fit-evaluation.js'
 import { DEFAULT_PARAMETERS } from '../domain/memory-model.js'
 import { MINIMUM_TRAINING_ITEMS, type FitReport } from '../domain/schedule-fit.js'
-import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
+import type { CardContent, CardDocument, CardStandingFields, ClozeSibling } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ScheduleFit, ScheduleStatus } from '../schemas/schedule.js'
+import { isBuriedAt } from '../domain/card-states.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -77,16 +78,35 @@ export function cardContent (card: CardContent & Partial<ClozeSibling>, mediaUrl
   return content
 }
 
-/** Every card of a tree as get-all-cards shows it: where it stands and its content. */
-export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling>>, calendar: UserCalendar, mediaUrl: UserMediaUrl): CardLeaf[] {
-  const displayDay = displayDaysOf(calendar)
-  return cards.map((card) => ({ ...leafOf(card, displayDay), content: cardContent(card, mediaUrl) }))
+/** A card's standing on the wire: suspended, flagged, and buried until a day while that day has not begun. */
+export type WireCardStanding = { suspended: 'true' | 'false', flag: string, buriedUntil?: string }
+
+/** Whether a card is suspended, its flag, and the day it is buried until (left out once that day has begun). */
+export function cardStanding (card: CardStandingFields, calendar: UserCalendar, now: Date): WireCardStanding {
+  const standing: WireCardStanding = { suspended: card.suspended === true ? 'true' : 'false', flag: String(card.flag ?? 0) }
+  if (card.buriedUntil !== undefined && isBuriedAt(card, now)) standing.buriedUntil = displayDayOf(card.buriedUntil, calendar)
+  return standing
 }
 
-/** A card with its content and where it stands, as get-flashcard and edit-card show it. */
-export function cardDetails (card: CardDocument, calendar: UserCalendar, mediaUrl: UserMediaUrl) {
+/** Every card of a tree as get-all-cards shows it: where it stands, its content and standing. */
+export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling> & CardStandingFields>, calendar: UserCalendar,
+  mediaUrl: UserMediaUrl, now: Date): CardLeaf[] {
+  const displayDay = displayDaysOf(calendar)
+  return cards.map((card) => ({ ...leafOf(card, displayDay), content: { ...cardContent(card, mediaUrl), ...cardStanding(card, calendar, now) } }))
+}
+
+/** A card with its content, schedule and standing, as get-flashcard, edit-card and the study queue show it. */
+export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardStandingFields & StoredCard & Pick<CardDocument, 'due'>,
+  calendar: UserCalendar, mediaUrl: UserMediaUrl, now: Date) {
   const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
-  return { cardID: card._id, ...cardContent(card, mediaUrl), review_status: reviewStatus, last_review: lastReview, due: card.due.toISOString() }
+  return {
+    cardID: card._id,
+    ...cardContent(card, mediaUrl),
+    review_status: reviewStatus,
+    last_review: lastReview,
+    due: card.due.toISOString(),
+    ...cardStanding(card, calendar, now)
+  }
 }
 
 /** FSRS weights as Anki shows them, four decimals. */

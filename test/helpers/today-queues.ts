@@ -3,6 +3,7 @@
 // through the API at a test's clock.
 import type { FastifyInstance } from 'fastify'
 import { userDay } from '../../src/domain/calendar.js'
+import { CardState } from '../../src/domain/scheduling.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { UserDocument } from '../../src/repositories/users.js'
@@ -52,25 +53,40 @@ async function doneToday (app: FastifyInstance, account: UserDocument, today: { 
   return { reviews: since.filter((review) => !review.wasNew).length, newCards: since.filter((review) => review.wasNew).length }
 }
 
+/** Whether a card may be among today's cards at `now`, by its own fields: not suspended, and not buried past now. */
+function studiable (card: CardDocument, now: Date): boolean {
+  return card.suspended !== true && !(card.buriedUntil instanceof Date && card.buriedUntil > now)
+}
+
 /**
  * Today's cards as the design defines them, from a full sort of every card of
  * the user: learning and review cards due before the end of today, most
  * overdue first, within reviewsPerDay less the reviews done today; then new
  * cards in creation order within newCardsPerDay less those started today.
- * Grouped by flashcard, as the tree lists them.
+ * Suspended cards, and cards buried until after now, are never among them.
+ * Which queue a card is in comes from its state, not from the key the
+ * service reads the queues by. With `within`, the cards of those flashcards
+ * only, within the same allowances. Grouped by flashcard, as the tree lists
+ * them; the due cards then the new ones, each in its order, in `ordered`.
  */
-export async function fullSort (app: FastifyInstance, userID: string, now: Date): Promise<Map<string, string[]>> {
+export async function fullSortOrdered (app: FastifyInstance, userID: string, now: Date, within?: ReadonlySet<string>): Promise<{ grouped: Map<string, string[]>, ordered: CardDocument[] }> {
   const db = databaseOf(app)
   const account = await db.collection<UserDocument>('users').findOne({ _id: userID })
   if (account === null) throw new Error(`no account ${userID}`)
   const today = userDay(now, account)
   const done = await doneToday(app, account, today)
-  const cards = await db.collection<CardDocument>('cards').find({ userID }).toArray()
-  const due = cards.filter((card) => !card.isNew && card.due < today.end).sort(byQueueOrder).slice(0, Math.max(0, account.reviewsPerDay - done.reviews))
-  const fresh = cards.filter((card) => card.isNew).sort(byQueueOrder).slice(0, Math.max(0, account.newCardsPerDay - done.newCards))
+  const cards = (await db.collection<CardDocument>('cards').find({ userID }).toArray())
+    .filter((card) => studiable(card, now) && (within === undefined || within.has(card.flashcardID)))
+  const due = cards.filter((card) => card.state !== CardState.New && card.due < today.end).sort(byQueueOrder).slice(0, Math.max(0, account.reviewsPerDay - done.reviews))
+  const fresh = cards.filter((card) => card.state === CardState.New).sort(byQueueOrder).slice(0, Math.max(0, account.newCardsPerDay - done.newCards))
   const grouped = new Map<string, string[]>()
   for (const card of [...due, ...fresh]) grouped.set(card.flashcardID, [...grouped.get(card.flashcardID) ?? [], card._id])
-  return grouped
+  return { grouped, ordered: [...due, ...fresh] }
+}
+
+/** fullSortOrdered, grouped by flashcard as the tree of get-today-cards lists them. */
+export async function fullSort (app: FastifyInstance, userID: string, now: Date, within?: ReadonlySet<string>): Promise<Map<string, string[]>> {
+  return (await fullSortOrdered(app, userID, now, within)).grouped
 }
 
 /**

@@ -43,8 +43,10 @@ test('a plain text card is shown as written: its markup escaped, its line breaks
     backHtml: 'line one<br>line two &amp; &quot;three&quot;',
     review_status: '0.0',
     last_review: card?.last_review,
-    due: card?.due
-  }, 'the fields of before, and format, frontHtml and backHtml')
+    due: card?.due,
+    suspended: 'false',
+    flag: '0'
+  }, 'the fields of before, and format, frontHtml and backHtml, and the card\'s standing')
   const edited = await call('edit-card', { flashcardID, cardID: cardIDs[0], back: '<i>x</i>' })
   t.match(edited, { front: '<b>hola</b>', back: '<i>x</i>', format: 'text', backHtml: '&lt;i&gt;x&lt;/i&gt;' }, 'an edit as before: the card stays text')
 })
@@ -68,7 +70,7 @@ test('an html card keeps its source and shows it sanitized, on every read and af
   const shown = { front, format: 'html', frontHtml: '<b>perro</b> <span>hidden?</span>', backHtml: '<ruby>犬<rt>いぬ</rt></ruby>' }
   t.match((await cards(flashcardID))[0], shown, 'get-flashcard: the source as written, and the HTML to show')
   const tree = await call('get-all-cards', { content: true })
-  t.strictSame(tree.Cards.Deck.cards[cardID], { last_review: (await cards(flashcardID))[0]?.last_review, review_status: '0.0', ...shown, back: '<ruby>犬<rt>いぬ</rt></ruby>' },
+  t.strictSame(tree.Cards.Deck.cards[cardID], { last_review: (await cards(flashcardID))[0]?.last_review, review_status: '0.0', ...shown, back: '<ruby>犬<rt>いぬ</rt></ruby>', suspended: 'false', flag: '0' },
     'get-all-cards with content: true too')
   t.strictSame(Object.keys((await call('get-all-cards')).Cards.Deck.cards[cardID]), ['last_review', 'review_status'], 'and without, as before')
 

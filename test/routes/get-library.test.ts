@@ -14,7 +14,7 @@ test('get-library gives the folders and flashcards with their ids and card count
   const other = await registerUser(app)
   const call = async (operation: string, body: Record<string, unknown>, who = user) => await post(app, operation, { jwtToken: who.jwtToken, ...body })
 
-  t.strictSame((await call('get-library', {})).json(), { folders: [] }, 'an empty library')
+  t.strictSame((await call('get-library', {})).json(), { due: '0', new: '0', folders: [] }, 'an empty library')
 
   const spanish = await makeFolder(app, user, ['Languages', 'Spanish'])
   const empty = await makeFolder(app, user, ['__proto__'])
@@ -29,13 +29,15 @@ test('get-library gives the folders and flashcards with their ids and card count
   const { folders } = response.json() as { folders: FolderOutline[] }
   const languages = folders.find((folder) => folder.name === 'Languages')
   t.strictSame(folders.map((folder) => folder.name), ['Languages', '__proto__'], "only the user's own folders, in the order made")
-  t.strictSame(folders[1], { folderID: empty, name: '__proto__', folders: [], flashcards: [] })
-  t.strictSame(languages?.flashcards, [{ flashcardID: none, flashcardName: 'Nothing yet', description: '', cards: '0' }])
+  t.strictSame(folders[1], { folderID: empty, name: '__proto__', due: '0', new: '0', folders: [], flashcards: [] })
+  t.strictSame(languages?.flashcards, [{ flashcardID: none, flashcardName: 'Nothing yet', description: '', cards: '0', due: '0', new: '0' }])
   t.strictSame(languages?.folders, [{
     folderID: spanish,
     name: 'Spanish',
+    due: '0',
+    new: '2',
     folders: [],
-    flashcards: [{ flashcardID: verbs, flashcardName: 'Verbs', description: 'irregular', cards: '2' }]
+    flashcards: [{ flashcardID: verbs, flashcardName: 'Verbs', description: 'irregular', cards: '2', due: '0', new: '2' }]
   }], 'nested folders with their flashcards and how many cards each holds')
 
   // the ids it gives are the ones the edits take

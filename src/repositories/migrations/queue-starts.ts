@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb'
 import { NO_CARD, type QueueStarts } from '../../domain/queues.js'
+import { isOutOfQueues, type QueueKey } from '../../domain/card-states.js'
 
 interface Account { _id: string, queueFrom?: QueueStarts }
 
@@ -14,12 +15,14 @@ interface Account { _id: string, queueFrom?: QueueStarts }
 export const queueStartsFromCards = {
   name: 'queue-starts-from-cards',
   run: async (db: Db): Promise<void> => {
-    const firsts = db.collection('cards').aggregate<{ _id: { userID: string, isNew: boolean }, at: Date }>([
+    const firsts = db.collection('cards').aggregate<{ _id: { userID: string, isNew: QueueKey }, at: Date }>([
       { $group: { _id: { userID: '$userID', isNew: '$isNew' }, at: { $min: '$due' } } }
     ])
     const users = db.collection<Account>('users')
     let batch: Array<AnyBulkWriteOperation<Account>> = []
     for await (const { _id: { userID, isNew }, at } of firsts) {
+      // suspended and buried cards are in neither queue (domain/card-states.ts)
+      if (isOutOfQueues(isNew)) continue
       const queue = isNew ? 'new' : 'due'
       // the earliest instant may hold many cards: the start's order lets them all in
       batch.push({ updateOne: { filter: { _id: userID }, update: { $min: { [`queueFrom.${queue}.at`]: at, [`queueFrom.${queue}.order`]: -Infinity } } } })
