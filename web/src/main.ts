@@ -35,7 +35,8 @@ const syncStatus = element<HTMLElement>('sync-status')
 let leaveScreen: (() => void) | undefined
 
 function screenName (): ScreenName {
-  const name = location.hash.replace(/^#\/?/, '')
+  // #/study/deck/<id>: the screen is the first part, the rest is the screen's own
+  const name = location.hash.replace(/^#\/?/, '').split('/')[0] ?? ''
   return Object.hasOwn(SCREENS, name) ? name as ScreenName : 'library'
 }
 

@@ -91,16 +91,28 @@ export function clearError (): void {
 
 function clearNotice (): void {
   window.clearTimeout(noticeTimer)
-  area('notice-message').textContent = ''
+  area('notice-message').replaceChildren()
 }
 
-/** A short confirmation ("Folder created."), gone with the next action or after NOTICE_MS. */
-export function showNotice (text: string): void {
+/** How long a notice that offers to take its action back stays, when nothing else happens. */
+const NOTICE_WITH_UNDO_MS = 10_000
+
+/**
+ * A short confirmation ("Folder created."), gone with the next action or after NOTICE_MS.
+ * `undo`: a button in the notice that takes the action back ("Card suspended. Undo").
+ */
+export function showNotice (text: string, undo?: { label: string, run: () => void }): void {
   clearError()
   const status = area('notice-message')
-  status.textContent = text
+  if (undo === undefined) status.textContent = text
+  else {
+    replaceChildren(status, [el('p', {}, [text]), button(undo.label, () => {
+      clearNotice()
+      undo.run()
+    }, { class: 'link-button', id: 'notice-undo' })])
+  }
   window.clearTimeout(noticeTimer)
-  noticeTimer = window.setTimeout(() => { status.textContent = '' }, NOTICE_MS)
+  noticeTimer = window.setTimeout(() => { status.replaceChildren() }, undo === undefined ? NOTICE_MS : NOTICE_WITH_UNDO_MS)
 }
 
 /**

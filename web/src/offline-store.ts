@@ -4,7 +4,7 @@
 // take as they were (conflicts), kept until the learner decides. Everything is per user
 // and is removed when the user logs out (forgetEverything).
 import type { Rating } from './api-types.js'
-import type { StudyCard } from './today-cards.js'
+import type { StudyCard, StudyScope } from './today-cards.js'
 
 const DATABASE = 'flashcards-offline'
 const VERSION = 1
@@ -51,7 +51,7 @@ export interface Conflict {
 }
 
 /** Today's cards as last fetched, to study from when the network is gone. */
-export interface KeptCards { userID: string, cards: StudyCard[], fetchedAt: number }
+export interface KeptCards { userID: string, scope: StudyScope, cards: StudyCard[], fetchedAt: number }
 
 let opened: Promise<IDBDatabase> | null = null
 
@@ -94,9 +94,9 @@ async function inTransaction<T> (stores: StoreName[], mode: IDBTransactionMode, 
   })
 }
 
-export async function keepTodayCards (userID: string, cards: StudyCard[]): Promise<void> {
+export async function keepTodayCards (userID: string, scope: StudyScope, cards: StudyCard[]): Promise<void> {
   // the retry keys belong to answers under way in this page, not to the copy
-  const kept: KeptCards = { userID, cards: cards.map(({ reviewID: _unsent, ...card }) => card), fetchedAt: Date.now() }
+  const kept: KeptCards = { userID, scope, cards: cards.map(({ reviewID: _unsent, ...card }) => card), fetchedAt: Date.now() }
   await inTransaction(['todayCards'], 'readwrite', (transaction) => transaction.objectStore('todayCards').put(kept))
 }
 

@@ -9,7 +9,7 @@ import { allFolders, pathText, type FlashcardEntry } from '../library-tree.js'
 import { showNotice } from '../messages.js'
 import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
-  type LibraryActions
+  studyLink, type LibraryActions
 } from './library-parts.js'
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
 
@@ -24,14 +24,15 @@ export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry,
   replaceChildren(panel, [heading, el('p', { class: 'loading' }, ['Loading its cards…'])])
   const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
   if (!isCurrent()) return
-  drawFlashcard(heading, flashcard, entry.folderID, actions)
+  drawFlashcard(heading, flashcard, entry.folderID, entry, actions)
 }
 
-function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, actions: LibraryActions): void {
+function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, today: { due: number, new: number }, actions: LibraryActions): void {
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
   heading.textContent = flashcard.flashcardName
   replaceAfter(heading, [
     el('p', { class: 'panel-path' }, [`Deck in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
+    studyLink('deck', flashcard.flashcardID, today),
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
     section('Add a card', addCardForm(flashcard, actions), true),

@@ -68,3 +68,19 @@ export function renameForm (kind: 'folder' | 'flashcard', current: string, renam
     await actions.reload()
   })
 }
+
+/** "2 due · 5 new": what studying a folder or a deck today would give, as Anki's deck list shows it. */
+export function todayCounts (today: { due: number, new: number }): HTMLElement {
+  return el('span', { class: `today-counts${today.due + today.new === 0 ? ' today-none' : ''}`, 'data-due': today.due, 'data-new': today.new }, [
+    el('span', { class: 'today-due' }, [`${today.due} due`]), ' · ', el('span', { class: 'today-new' }, [`${today.new} new`])
+  ])
+}
+
+/** A link that studies a folder or a deck alone, with what it holds for today. */
+export function studyLink (kind: 'folder' | 'deck', id: string, today: { due: number, new: number }): HTMLElement {
+  const nothing = today.due + today.new === 0
+  return el('p', { class: 'study-link-row' }, [
+    el('a', { href: `#/study/${kind}/${id}`, class: `button-link study-link${nothing ? '' : ' primary-link'}`, id: 'study-this' }, [`Study this ${kind}`]),
+    ' ', todayCounts(today)
+  ])
+}

@@ -8,7 +8,7 @@ import { reportFailure, showNotice } from '../messages.js'
 import { flashcardPanel } from './flashcard-panel.js'
 import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
-  type LibraryActions, type Selection
+  studyLink, todayCounts, type LibraryActions, type Selection
 } from './library-parts.js'
 import type { Screen } from './screen.js'
 
@@ -86,20 +86,20 @@ function folderItem (folder: FolderEntry, choose: (chosen: Selection) => void): 
   const inside = [
     ...folder.folders.map((subfolder) => folderItem(subfolder, choose)),
     ...folder.flashcards.map((flashcard) => el('li', { class: 'tree-flashcard' }, [
-      treeButton(flashcard.flashcardName, plural(flashcard.cardCount, 'card'), 'flashcard',
+      treeButton(flashcard.flashcardName, plural(flashcard.cardCount, 'card'), flashcard, 'flashcard',
         chosen?.kind === 'flashcard' && chosen.flashcardID === flashcard.flashcardID,
         () => { choose({ kind: 'flashcard', flashcardID: flashcard.flashcardID }) })
     ]))
   ]
   return el('li', { class: 'tree-folder' }, [
-    treeButton(folder.name, plural(folder.cardCount, 'card'), 'folder',
+    treeButton(folder.name, plural(folder.cardCount, 'card'), folder, 'folder',
       chosen?.kind === 'folder' && chosen.folderID === folder.folderID,
       () => { choose({ kind: 'folder', folderID: folder.folderID }) }),
     inside.length > 0 && el('ul', { class: 'tree' }, inside)
   ])
 }
 
-function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', chosen: boolean, onChoose: () => void): HTMLButtonElement {
+function treeButton (name: string, count: string, today: { due: number, new: number }, kind: 'folder' | 'flashcard', chosen: boolean, onChoose: () => void): HTMLButtonElement {
   return el('button', {
     type: 'button',
     class: `tree-item tree-item-${kind}`,
@@ -107,7 +107,10 @@ function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', 
     'data-name': name
   }, [
     el('span', { class: 'tree-name' }, [name]),
-    el('span', { class: 'tree-count' }, [count])
+    el('span', { class: 'tree-figures' }, [
+      todayCounts(today),
+      el('span', { class: 'tree-count' }, [count])
+    ])
   ], { click: onChoose })
 }
 
@@ -139,6 +142,7 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
   replaceChildren(panel, [
     el('h2', { tabindex: -1 }, [folder.name]),
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
+    studyLink('folder', folderID, folder),
     section('New deck', newFlashcardForm(folder, actions), true),
     section('Import cards', importForm(folder, actions)),
     section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),

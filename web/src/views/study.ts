@@ -8,15 +8,18 @@
 // the allowlist again (card-html.ts). A cloze card's back is its whole text with the
 // answer marked, shown in place of its front, as Anki shows it.
 import { ApiError, callApi, serviceReachable } from '../api.js'
-import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
+import { RATINGS, type EditedCard, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
-import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
+import { button, el, field, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
 import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
-import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict } from '../offline-store.js'
+import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict, type KeptCards } from '../offline-store.js'
 import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
-import { loadStudyCard, loadTodayCards, newReviewID, stateOf, type CardState, type StudyCard } from '../today-cards.js'
+import { readLibrary, type FolderEntry } from '../library-tree.js'
+import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyScope } from '../today-cards.js'
+import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
+import { FLAGS, cardTools, studyCardEditor, type CardToolActions } from './study-card-tools.js'
 
 const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
 
@@ -65,7 +68,10 @@ class StudySitting {
    */
   redraw: (moveFocus?: boolean) => void = () => {}
 
-  constructor (readonly userID: string) {}
+  /** true while the card on show is being edited: the study keys wait */
+  editing = false
+
+  constructor (readonly userID: string, readonly scope: StudyScope) {}
 
   get xpGained (): number {
     return this.answers.reduce((sum, answer) => sum + answer.xpGained, 0)
@@ -81,7 +87,7 @@ class StudySitting {
    */
   keep (): void {
     const left = [...(this.current === undefined ? [] : [this.current]), ...this.queue]
-    keepTodayCards(this.userID, left).catch(() => {
+    keepTodayCards(this.userID, this.scope, left).catch(() => {
       // a browser that keeps nothing (storage blocked) studies online only
     })
   }
@@ -124,12 +130,40 @@ class StudySitting {
 // resumes it (not to be confused with the login Session of session.ts).
 let currentSitting: StudySitting | undefined
 
+/** What the address asks to study: #/study (everything), #/study/folder/<folderID> or #/study/deck/<flashcardID>. */
+function scopeOfAddress (): StudyScope {
+  const [, kind, id] = location.hash.replace(/^#\/?/, '').split('/')
+  if (id !== undefined && /^\d+$/.test(id)) {
+    if (kind === 'folder') return { kind: 'folder', folderID: id }
+    if (kind === 'deck') return { kind: 'deck', flashcardID: id }
+  }
+  return { kind: 'all' }
+}
+
+function addressOf (scope: StudyScope): string {
+  return scope.kind === 'folder' ? `#/study/folder/${scope.folderID}` : scope.kind === 'deck' ? `#/study/deck/${scope.flashcardID}` : '#/study'
+}
+
 export const showStudy: Screen = (container, { session }) => {
-  if (currentSitting?.userID !== session.userID || currentSitting.phase === 'done') {
-    currentSitting = new StudySitting(session.userID)
+  const scope = scopeOfAddress()
+  if (currentSitting?.userID !== session.userID || currentSitting.phase === 'done' || !sameScope(currentSitting.scope, scope)) {
+    currentSitting = new StudySitting(session.userID, scope)
   }
   const sitting = currentSitting
   const heading = el('h1', { tabindex: -1 }, ['Study'])
+  // what to study: everything, a folder or a deck, each with what it holds for today
+  const choice = el('select', { id: 'study-choice', 'aria-describedby': 'study-choice-hint' }, [el('option', { value: '#/study' }, ['Everything due today'])])
+  choice.addEventListener('change', () => { location.hash = choice.value })
+  const choiceRow = el('div', { class: 'study-choice' }, [field('Study', choice),
+    el('p', { class: 'hint', id: 'study-choice-hint' }, ['A folder includes everything below it.'])])
+  callApi('get-library', {}).then((library) => {
+    if (!choice.isConnected) return
+    fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
+    const chosen = choice.selectedOptions[0]
+    if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
+  }, () => {
+    // offline, or the library unreadable: the sitting goes on with what it studies
+  })
   const status = el('p', { class: 'study-status', id: 'study-status' })
   // Anki's three counts of the cards left, and how far the sitting has come
   const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
@@ -147,7 +181,7 @@ export const showStudy: Screen = (container, { session }) => {
     el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
   ])
   container.append(el('div', { class: 'study-screen' }, [
-    el('div', { class: 'study-header' }, [heading, counts]), progress, status, conflictArea, announcer, stage, shortcutHelp
+    el('div', { class: 'study-header' }, [heading, counts]), choiceRow, progress, status, conflictArea, announcer, stage, shortcutHelp
   ]))
   const stopWatching = watchSync((state) => {
     if (state.conflicts === 0) {
@@ -174,7 +208,7 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.redraw(false)
     // the total XP says whether there is a review to take back; without it, undo stays offered
     const undoable = callApi('get-stats', {}).then((stats) => Number(stats.total_xp) > 0, () => true)
-    Promise.all([loadTodayCards(), undoable]).then(([cards, canUndo]) => {
+    Promise.all([loadStudyQueue(sitting.scope), undoable]).then(([cards, canUndo]) => {
       clearError()
       sitting.offlineSince = undefined
       sitting.undoable = canUndo || sitting.answers.length > 0
@@ -184,7 +218,7 @@ export const showStudy: Screen = (container, { session }) => {
     }, async (error: unknown) => {
       // no network: today's cards as this browser kept them, answers given since included
       const kept = error instanceof ApiError && error.code === 'network_failure'
-        ? await keptTodayCards(sitting.userID).catch(() => undefined)
+        ? keptFor(sitting.scope, await keptTodayCards(sitting.userID).catch(() => undefined))
         : undefined
       if (kept !== undefined) {
         sitting.offlineSince = kept.fetchedAt
@@ -376,10 +410,126 @@ export const showStudy: Screen = (container, { session }) => {
     })
   }
 
-  const actions = { showAnswer, answer, undo, start }
+  /** A change to the card on show; what it answers, or undefined when it failed (said beside the card's tools). */
+  const changeCard = async <T>(change: (card: StudyCard) => Promise<T>): Promise<{ card: StudyCard, result: T } | undefined> => {
+    const card = sitting.current
+    if (card === undefined || sitting.sending || (sitting.phase !== 'front' && sitting.phase !== 'back')) return undefined
+    sitting.sending = true
+    setAnswering(true)
+    try {
+      return { card, result: await change(card) }
+    } catch (error) {
+      sitting.redraw(false)
+      reportFailure(error, stage.querySelector<HTMLElement>('.card-tools'))
+      return undefined
+    } finally {
+      sitting.sending = false
+      setAnswering(false)
+    }
+  }
+
+  /** The card on show is put aside (buried, suspended, deleted): the next one comes. */
+  const putAside = (card: StudyCard) => {
+    sitting.queue = sitting.queue.filter((queued) => queued.cardID !== card.cardID)
+    if (sitting.current?.cardID === card.cardID) sitting.takeNext()
+    sitting.keep()
+    sitting.redraw()
+  }
+
+  /** A card put aside comes back in front, as it was. */
+  const bringBack = (card: StudyCard) => {
+    const current = sitting.current
+    if (current !== undefined && current.cardID !== card.cardID) sitting.queue.unshift(current)
+    sitting.current = { ...card, reviewID: undefined }
+    sitting.preview = undefined
+    sitting.phase = 'front'
+    sitting.keep()
+    sitting.redraw()
+  }
+
+  const setAside = (operation: 'bury-card' | 'suspend-card', back: 'unbury-card' | 'unsuspend-card', told: string) => {
+    void changeCard(async (card) => await callApi(operation, { flashcardID: card.flashcardID, cardID: card.cardID })).then((done) => {
+      if (done === undefined) return
+      putAside(done.card)
+      showNotice(told, {
+        label: 'Undo',
+        run: () => {
+          callApi(back, { flashcardID: done.card.flashcardID, cardID: done.card.cardID }).then(() => {
+            bringBack(done.card)
+            showNotice(`Undone: the card "${shorten(sideText(done.card.frontHtml))}" is back.`)
+          }, (error: unknown) => { reportFailure(error, stage.querySelector<HTMLElement>('.card-tools') ?? stage) })
+        }
+      })
+    })
+  }
+
+  const tools: CardToolActions = {
+    edit: () => {
+      if (sitting.current === undefined || sitting.sending || (sitting.phase !== 'front' && sitting.phase !== 'back')) return
+      sitting.editing = true
+      sitting.redraw()
+    },
+    bury: () => { setAside('bury-card', 'unbury-card', 'Card buried until tomorrow.') },
+    suspend: () => { setAside('suspend-card', 'unsuspend-card', 'Card suspended: it will not come up until you unsuspend it.') },
+    flag: (flag) => {
+      void changeCard(async (card) => await callApi('flag-card', { flashcardID: card.flashcardID, cardID: card.cardID, flag })).then((done) => {
+        if (done === undefined) return
+        done.card.flag = Number(done.result.flag)
+        sitting.keep()
+        sitting.redraw(false)
+        showNotice(done.card.flag === 0 ? 'Flag taken off.' : `Flagged ${FLAGS[done.card.flag]?.toLowerCase() ?? ''}.`)
+      })
+    },
+    remove: () => {
+      void changeCard(async (card) => await callApi('delete-card', { flashcardID: card.flashcardID, cardID: card.cardID })).then((done) => {
+        if (done === undefined) return
+        putAside(done.card)
+        showNotice('Card deleted. Its reviews still count.')
+      })
+    }
+  }
+
+  /** Saves the card on show as edited; it shows at once as the service now renders it. */
+  const saveEdit = async (card: StudyCard, edited: CardSource): Promise<EditedCard> => {
+    const ids = { flashcardID: card.flashcardID, cardID: card.cardID }
+    return await callApi('edit-card', edited.kind === 'cloze'
+      ? { ...ids, cloze: edited.front, back: edited.back, format: edited.format }
+      : { ...ids, front: edited.front, back: edited.back, format: edited.format })
+  }
+
+  const editDone = async (card: StudyCard, changed: EditedCard | null) => {
+    sitting.editing = false
+    if (changed !== null) {
+      if ('cardID' in changed) {
+        Object.assign(card, { front: changed.front, back: changed.back, format: changed.format, frontHtml: changed.frontHtml, backHtml: changed.backHtml })
+      } else {
+        // a cloze note's edit: the card is read again, and is gone when its number was taken out
+        const now = await loadStudyCard(card.flashcardID, card.cardID).catch(() => undefined)
+        if (now === undefined) {
+          putAside(card)
+          showNotice('Cloze note saved; this card\'s deletion was taken out of it, so the card is gone.')
+          return
+        }
+        Object.assign(card, { front: now.front, back: now.back, format: now.format, frontHtml: now.frontHtml, backHtml: now.backHtml })
+      }
+      sitting.keep()
+      showNotice('Card saved; it keeps its schedule.')
+    }
+    sitting.redraw()
+  }
+
+  const actions = { showAnswer, answer, undo, start, tools, edit: { save: saveEdit, done: editDone } }
 
   const onKey = (event: KeyboardEvent) => {
-    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || sitting.editing) return
+    // Anki's keys for the card on show: E edits it, - buries it, @ suspends it
+    const tool = { e: tools.edit, E: tools.edit, '-': tools.bury, '@': tools.suspend }[event.key]
+    if (tool !== undefined && (sitting.phase === 'front' || sitting.phase === 'back')) {
+      event.preventDefault()
+      beginAction(null)
+      tool()
+      return
+    }
     // on a focused button, Space and Enter press that button
     const onControl = event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement
     // a study key is an action as a press is: what was said about the last one goes
@@ -415,6 +565,8 @@ export const showStudy: Screen = (container, { session }) => {
 }
 
 interface Actions {
+  tools: CardToolActions
+  edit: { save: (card: StudyCard, edited: CardSource) => Promise<EditedCard>, done: (card: StudyCard, changed: EditedCard | null) => Promise<void> }
   showAnswer: () => void
   answer: (rating: Rating) => void
   undo: () => void
@@ -464,6 +616,12 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
     case 'back': {
       const card = sitting.current
       if (card === undefined) return
+      if (sitting.editing) {
+        replaceChildren(stage, [studyCardEditor(card, async (edited) => await actions.edit.save(card, edited), (changed) => {
+          actions.edit.done(card, changed).catch((error: unknown) => { reportFailure(error) })
+        })])
+        return
+      }
       const region = cardView(card, sitting.phase === 'back')
       const controls = sitting.phase === 'front'
         ? el('div', { class: 'study-actions' }, [
@@ -482,7 +640,7 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
             el('span', { class: 'interval', 'data-rating': rating }, [sitting.preview?.[rating].interval ?? '…']),
             el('kbd', {}, [String(index + 1)])
           ], { click: () => { actions.answer(rating) } })))
-      replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton])])
+      replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton]), cardTools(card, actions.tools, sitting.sending)])
       if (moveFocus) region.focus()
       // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
       const started = sitting.soundStarted
@@ -499,7 +657,10 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     el('h2', { class: 'face-label' }, [label]),
     el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
   ])
-  const source = el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])])
+  const source = el('p', { class: 'card-source' }, [
+    pathText([...card.folder, card.flashcardName]),
+    card.flag > 0 && el('span', { class: `card-flag flag-${card.flag}`, id: 'card-flag-mark' }, [`${FLAGS[card.flag] ?? ''} flag`])
+  ])
   if (card.cloze) {
     return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Cloze card' }, [
       source,
@@ -641,6 +802,36 @@ function endOfSession (sitting: StudySitting, actions: Actions): HTMLElement {
       el('a', { href: '#/library', class: 'button-link' }, ['Go to the library'])
     ])
   ])
+}
+
+/**
+ * The choices of what to study: everything, then every folder and deck in the library's
+ * order, each with its due and new cards today; the one studied now chosen.
+ */
+function fillChoice (choice: HTMLSelectElement, folders: FolderEntry[], all: { due: number, new: number }, scope: StudyScope): void {
+  const today = (counts: { due: number, new: number }) => ` (${counts.due} due, ${counts.new} new)`
+  const options: HTMLOptionElement[] = [el('option', { value: '#/study', 'data-name': 'everything' }, [`Everything${today(all)}`])]
+  const add = (folder: FolderEntry, depth: number) => {
+    const indent = '\u00a0\u00a0'.repeat(depth)
+    options.push(el('option', { value: addressOf({ kind: 'folder', folderID: folder.folderID }), 'data-name': folder.name }, [`${indent}${folder.name}${today(folder)}`]))
+    for (const inner of folder.folders) add(inner, depth + 1)
+    for (const deck of folder.flashcards) {
+      options.push(el('option', { value: addressOf({ kind: 'deck', flashcardID: deck.flashcardID }), 'data-name': deck.flashcardName }, [`${indent}\u00a0\u00a0${deck.flashcardName} (deck)${today(deck)}`]))
+    }
+  }
+  for (const folder of folders) add(folder, 0)
+  replaceChildren(choice, options)
+  choice.value = addressOf(scope)
+}
+
+/**
+ * The cards kept for offline that `scope` can study: all of them when kept for it (or
+ * when everything is asked for), a deck's own out of a wider scope; none otherwise.
+ */
+function keptFor (scope: StudyScope, kept: KeptCards | undefined): KeptCards | undefined {
+  if (kept === undefined || sameScope(scope, kept.scope) || scope.kind === 'all') return kept
+  if (scope.kind === 'deck' && kept.scope.kind !== 'deck') return { ...kept, cards: kept.cards.filter((card) => card.flashcardID === scope.flashcardID) }
+  return undefined
 }
 
 /** The card for another showing: a new answer to it gets a new retry key. */
