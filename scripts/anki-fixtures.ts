@@ -6,7 +6,9 @@
 // a tool this script runs to make test data, and nothing of it becomes part of the service.
 //
 // `npm run anki-fixtures -- --large CARDS REVLOG OUT.apkg` writes one large package instead, for
-// measuring the reader (not a fixture: keep it out of the repository).
+// measuring the reader (not a fixture: keep it out of the repository). `npm run anki-fixtures --
+// --history` remakes only history.apkg and history-parameters.json (what Anki's FSRS optimizer
+// computes for it), leaving the other fixtures as they are.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -45,4 +47,6 @@ ensureVenv()
 const args = process.argv.slice(2)
 // the fixtures' collection lives at UTC-5 without daylight saving, its day rolling over at 04:00
 const env = { ...process.env, TZ: 'Etc/GMT+5' }
-run(PYTHON, [join(root, 'scripts', 'anki-fixtures', 'make_fixtures.py'), ...(args.length > 0 ? args : [join(root, 'test', 'fixtures', 'anki')])], env)
+const fixtures = join(root, 'test', 'fixtures', 'anki')
+const scriptArgs = args.length === 0 ? [fixtures] : args.length === 1 && args[0] === '--history' ? ['--history', fixtures] : args
+run(PYTHON, [join(root, 'scripts', 'anki-fixtures', 'make_fixtures.py'), ...scriptArgs], env)

@@ -23,7 +23,7 @@ interface Answer {
 }
 
 /** POSTs one operation over real HTTP and times it; a request still open after `hangMs` counts as hanging. */
-async function call (base: string, operation: string, body: unknown, hangMs = 5000): Promise<Answer> {
+async function call (base: string, operation: string, body: unknown, hangMs = 15_000): Promise<Answer> {
   const startedAt = Date.now()
   try {
     const response = await fetch(`${base}/api/${operation}`, {
@@ -48,7 +48,7 @@ function tally (answers: readonly Answer[]): Record<string, number> {
 
 const ok = (answer: Answer): boolean => typeof answer.status === 'number' && answer.status >= 200 && answer.status < 300
 
-test('the database stops mid-run: 503 within a second, not ready, and back by itself when it returns', async (t) => {
+test('the database stops mid-run: 503 within seconds, not ready, and back by itself when it returns', async (t) => {
   // a database of this test's own, so stopping it disturbs no other test
   const dataDir = await mkdtemp(join(tmpdir(), 'faults-test-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
@@ -126,8 +126,10 @@ test('the database stops mid-run: 503 within a second, not ready, and back by it
   // a request already under way when the database went away counts from then
   const waited = (answer: Answer): number => answer.startedAt + answer.ms - Math.max(answer.startedAt, gone)
   const slowest = unavailable.reduce((slow, answer) => waited(answer) > waited(slow) ? answer : slow)
-  t.ok(waited(slowest) < 1000, `every 503 within a second of the database going away (the slowest: ${slowest.operation}, ${waited(slowest)} ms; ${slowest.ms} ms in all)`)
-  t.ok(unavailable.filter((answer) => answer.startedAt >= gone).every((answer) => answer.ms < 1000), 'every request made after it answered 503 within a second')
+  // the service gives the database 200 ms to be found and a request 800 ms of retries; left to the
+  // driver's defaults it would wait 30 s. The bound has room for a machine busy with other tests
+  t.ok(waited(slowest) < 3000, `every 503 within seconds of the database going away, not the driver's 30 s (the slowest: ${slowest.operation}, ${waited(slowest)} ms; ${slowest.ms} ms in all)`)
+  t.ok(unavailable.filter((answer) => answer.startedAt >= gone).every((answer) => answer.ms < 3000), 'every request made after it answered 503 within seconds')
   t.ok(unavailable.every((answer) => Number(answer.retryAfter) > 0), 'with Retry-After')
   t.ok(unavailable.every((answer) => answer.body.code === 'database_unavailable' && typeof answer.body.requestId === 'string'), 'each says the database is unavailable, with a request id')
   const duringOutage = answers.filter((answer) => answer.startedAt >= stopped && answer.startedAt + answer.ms < restarting)
@@ -136,7 +138,7 @@ test('the database stops mid-run: 503 within a second, not ready, and back by it
 
   t.equal(healthDown.status, 503, '/health says not ready')
   t.strictSame(healthDown.body, { status: 'unavailable', database: 'unavailable', load: 'normal' })
-  t.ok(healthDown.ms < 1000, `and says so within a second (${healthDown.ms} ms)`)
+  t.ok(healthDown.ms < 3000, `and says so within seconds (${healthDown.ms} ms)`)
 
   t.not(recovered, null, 'the service is ready again without a restart of its own')
   // at once, or (when the driver's monitor hung as the database went away) once that is noticed

@@ -35,6 +35,7 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'move-flashcard-set', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, folderID: theirs.otherFolderID }) },
   { operation: 'delete-flashcard', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'export-flashcard', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
+  { operation: 'export-flashcard-zip', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'add-cards', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cards: [{ front: 'planted', back: 'card' }] }) },
   { operation: 'edit-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID, front: 'changed' }) },
   { operation: 'edit-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID, front: 'changed' }) },

@@ -12,8 +12,13 @@ rollover falls at a fixed UTC offset. Writes into test/fixtures/anki/:
   refused/*.apkg, *.bin   packages the reader must refuse, one per refusal code
   expected.json           what Anki reports: decks, notes, cards (schedule, due calendar day, FSRS memory
                           state stored and computed, rendered question and answer), presets, media
+  history.apkg            620 cards, 600 of them with 300 days of review history (3,158 revlog rows, about
+                          1,900 training items) from a simulated learner with a seeded RNG
+  history-parameters.json what Anki's own FSRS optimizer computes for history.apkg: its parameters, the
+                          items it trained on, and Anki's log loss and RMSE(bins) of those and of the defaults
 
 With --large CARDS REVLOG OUT it instead writes one big .apkg at OUT (not a fixture: for measuring).
+With --history [OUT] it writes only history.apkg and history-parameters.json.
 
 LICENCE NOTE: PyPI's `anki` is AGPL-3.0. It is a tool this script runs at fixture time to make test
 data; nothing of it is copied into, linked with or shipped by the service, which never runs it.
@@ -578,6 +583,247 @@ def genanki_package(out: str, media_dir: str) -> dict:
             'lima.mp3': hashlib.sha1(tiny_mp3(2)).hexdigest()}
 
 
+# ---------------------------------------------------------------- a collection with history
+
+
+# A learner who forgets faster than FSRS's average user, with a steeper forgetting curve, while
+# Anki schedules them with FSRS's defaults at 90%: what a new user's first months look like, and
+# far enough from the defaults for the optimizer to have something to find.
+HISTORY_LEARNER = [0.2, 0.6, 1.2, 4.0, 6.8, 0.6, 2.2, 0.01, 1.2, 0.2, 0.9, 1.8, 0.08, 0.3, 1.7, 0.5,
+                   2.2, 0.5, 0.15, 0.08, 0.3]
+FSRS6_DEFAULTS = [0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796,
+                  1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542]
+HISTORY_CARDS = 620
+HISTORY_STUDIED = 600         # the last 20 stay new
+HISTORY_NEW_PER_DAY = 6
+HISTORY_DAYS = 300
+HISTORY_SEED = 28
+HISTORY_NOTE_IDS = CREATION_STAMP * 1000
+
+
+def fsrs_retrievability(w: list[float], days: float, stability: float) -> float:
+    decay = -w[20]
+    factor = 0.9 ** (1 / decay) - 1
+    return (days / stability * factor + 1) ** decay
+
+
+def fsrs_interval(w: list[float], stability: float, retention: float) -> float:
+    decay = -w[20]
+    factor = 0.9 ** (1 / decay) - 1
+    return stability / factor * (retention ** (1 / decay) - 1)
+
+
+def fsrs_first(w: list[float], rating: int) -> tuple[float, float]:
+    return max(0.001, w[rating - 1]), min(10.0, max(1.0, w[4] - pow(2.718281828459045, w[5] * (rating - 1)) + 1))
+
+
+def fsrs_next(w: list[float], state: tuple[float, float], days: int, rating: int) -> tuple[float, float]:
+    """FSRS-6's next state, as the fsrs crate computes it (a same-day answer takes the short-term formula)."""
+    import math
+    s, d = state
+    if days == 0:
+        growth = math.exp(w[17] * (rating - 3 + w[18])) * s ** -w[19]
+        s2 = s * (max(growth, 1) if rating >= 2 else growth)
+    else:
+        r = fsrs_retrievability(w, days, s)
+        if rating == 1:
+            s2 = min(w[11] * d ** -w[12] * ((s + 1) ** w[13] - 1) * math.exp((1 - r) * w[14]),
+                     s / math.exp(w[17] * w[18]))
+        else:
+            hard = w[15] if rating == 2 else 1
+            easy = w[16] if rating == 4 else 1
+            s2 = s * (math.exp(w[8]) * (11 - d) * s ** -w[9] * (math.exp((1 - r) * w[10]) - 1) * hard * easy + 1)
+    damped = d + (10 - d) * (-w[6] * (rating - 3)) / 9
+    d0_easy = w[4] - math.exp(w[5] * 3) + 1
+    return min(36500.0, max(0.001, s2)), min(10.0, max(1.0, w[7] * (d0_easy - damped) + damped))
+
+
+def simulate_history(rng: random.Random, cards: list[int]) -> tuple[list[tuple], dict[int, dict]]:
+    """Months of study by HISTORY_LEARNER: revlog rows (id ms, card, button, ivl, lastIvl, factor, taken
+    ms, type) and each card's schedule at the end. Anki's scheduler is played by FSRS's defaults at 90%
+    retention with a little fuzz; the learner recalls with the probability their own parameters give.
+    They skip about one day in eight (what is due waits), study at a time of day that varies (past
+    UTC midnight, which is 19:00 here, and past local midnight, before the 04:00 rollover), and now and
+    then cram a card in a filtered deck, review one early in a filtered deck that reschedules, set a
+    due date by hand or forget a card and learn it anew."""
+    truth, scheduler = HISTORY_LEARNER, FSRS6_DEFAULTS
+    rows: list[tuple] = []
+    # per card: true state, scheduler's state, last answer day, due day, interval, reps, lapses
+    live: dict[int, dict] = {}
+    due: dict[int, list[int]] = {}
+    introduced = 0
+    taken = lambda: 2000 + rng.randrange(12000)
+
+    def schedule(card: int, today: int, days: int | None = None):
+        c = live[card]
+        if days is None:
+            ivl = fsrs_interval(scheduler, c['model'][0], 0.9)
+            days = max(1, round(ivl * (0.95 + 0.1 * rng.random())))
+        c['due'], c['ivl'] = today + days, days
+        due.setdefault(today + days, []).append(card)
+
+    def learn(card: int, today: int, clock: list[int], first_kind: int):
+        """A new (or forgotten) card's learning steps, today: a first answer, and good after an again or a hard."""
+        c = live[card]
+        rating = rng.choices([1, 2, 3, 4], [0.2, 0.1, 0.6, 0.1])[0]
+        c['truth'], c['model'] = fsrs_first(truth, rating), fsrs_first(scheduler, rating)
+        if rating <= 2:
+            rows.append((clock[0], card, rating, -600, 0, 0, taken(), first_kind))
+            clock[0] += 600_000 + rng.randrange(300_000)
+            c['truth'], c['model'] = fsrs_next(truth, c['truth'], 0, 3), fsrs_next(scheduler, c['model'], 0, 3)
+            rating = 3
+        c['last'], c['reps'] = today, c['reps'] + 1
+        schedule(card, today)
+        rows.append((clock[0], card, rating, c['ivl'], -600, 2500, taken(), LEARN))
+        clock[0] += 20_000 + rng.randrange(40_000)
+
+    for today in range(HISTORY_DAYS):
+        if rng.random() < 0.125:
+            # a day off: what was due waits for the next study day
+            due.setdefault(today + 1, []).extend(due.pop(today, []))
+            continue
+        # the session starts between 08:00 and 02:00 the next night (still today, for Anki)
+        clock = [local_ms(today, 4) + rng.randrange(4 * 3600, 22 * 3600) * 1000]
+        todays = sorted(set(due.pop(today, [])))
+        rng.shuffle(todays)
+        for card in todays:
+            c = live[card]
+            if c['due'] != today:
+                continue  # rescheduled since
+            elapsed = today - c['last']
+            if rng.random() < 0.01:
+                # Forget, then learnt anew at once
+                rows.append((clock[0], card, 0, 0, c['ivl'], 0, 0, MANUAL))
+                clock[0] += 5000
+                learn(card, today, clock, LEARN)
+                continue
+            if rng.random() < 0.01:
+                # set due date by hand: no answer, the card comes back on the day chosen
+                days = 1 + rng.randrange(10)
+                rows.append((clock[0], card, 0, days, c['ivl'], 2500, 0, MANUAL))
+                clock[0] += 5000
+                schedule(card, today, days)
+                continue
+            recalled = rng.random() < fsrs_retrievability(truth, elapsed, c['truth'][0])
+            rating = rng.choices([2, 3, 4], [0.15, 0.75, 0.1])[0] if recalled else 1
+            c['truth'] = fsrs_next(truth, c['truth'], elapsed, rating)
+            c['model'] = fsrs_next(scheduler, c['model'], elapsed, rating)
+            last_ivl = c['ivl']
+            c['last'], c['reps'] = today, c['reps'] + 1
+            if rating == 1:
+                c['lapses'] += 1
+                rows.append((clock[0], card, 1, -600, last_ivl, 2500, taken(), REVIEW))
+                clock[0] += 600_000 + rng.randrange(300_000)
+                c['truth'], c['model'] = fsrs_next(truth, c['truth'], 0, 3), fsrs_next(scheduler, c['model'], 0, 3)
+                schedule(card, today)
+                rows.append((clock[0], card, 3, c['ivl'], -600, 2500, taken(), RELEARN))
+            else:
+                schedule(card, today)
+                rows.append((clock[0], card, rating, c['ivl'], last_ivl, 2500, taken(), REVIEW))
+            clock[0] += 5000 + rng.randrange(20_000)
+        # new cards
+        for _ in range(HISTORY_NEW_PER_DAY):
+            if introduced == HISTORY_STUDIED:
+                break
+            card = cards[introduced]
+            introduced += 1
+            live[card] = {'reps': 0, 'lapses': 0}
+            learn(card, today, clock, LEARN)
+        # now and then a few cards crammed in a filtered deck that does not reschedule (type 3, factor 0),
+        # on a day they are not due: training leaves these out, and their schedule and memory are untouched
+        if live and rng.random() < 0.3:
+            for card in rng.sample(sorted(live), min(len(live), 3)):
+                c = live[card]
+                if today - c['last'] > 0 and c['due'] > today:
+                    recalled = rng.random() < fsrs_retrievability(truth, today - c['last'], c['truth'][0])
+                    rows.append((clock[0], card, 3 if recalled else 1, 0, 0, 0, taken(), FILTERED))
+                    clock[0] += 10_000
+        # now and then a card reviewed early in a filtered deck that reschedules (type 3, factor kept)
+        if live and rng.random() < 0.1:
+            card = rng.choice(sorted(live))
+            c = live[card]
+            elapsed = today - c['last']
+            if elapsed > 0 and c['due'] > today:
+                recalled = rng.random() < fsrs_retrievability(truth, elapsed, c['truth'][0])
+                rating = 3 if recalled else 1
+                c['truth'] = fsrs_next(truth, c['truth'], elapsed, rating)
+                c['model'] = fsrs_next(scheduler, c['model'], elapsed, rating)
+                last_ivl = c['ivl']
+                c['last'], c['reps'], c['lapses'] = today, c['reps'] + 1, c['lapses'] + (rating == 1)
+                schedule(card, today)
+                rows.append((clock[0], card, rating, c['ivl'], last_ivl, 2500, taken(), FILTERED))
+                clock[0] += 10_000
+    return rows, live
+
+
+def history_package(out: str, tmp: str) -> dict:
+    """history.apkg: one deck of HISTORY_CARDS cards, most with months of review history, exported by
+    Anki; and what Anki's own optimizer computes for it (history-parameters.json)."""
+    folder = os.path.join(tmp, 'history')
+    os.makedirs(folder)
+    col = Collection(os.path.join(folder, 'collection.anki2'))
+    col.set_config('rollover', ROLLOVER_HOUR)
+    col.set_config('creationOffset', UTC_OFFSET_MINUTES_WEST)
+    col.set_config('localOffset', UTC_OFFSET_MINUTES_WEST)
+    col.db.execute('update col set crt = ?', CREATION_STAMP)
+    # the default deck (id 1) renamed, so that the deck's id is the same from one run to the next
+    deck = 1
+    col.decks.rename(deck, 'History')
+    model = col.models.by_name('Basic')
+    for i in range(HISTORY_CARDS):
+        note = col.new_note(model)
+        note.fields = [f'Word {i + 1}', f'Meaning {i + 1}']
+        note.guid = f'history-{i + 1}'
+        col.add_note(note, deck)
+    # fixed note and card ids, so that the revlog is the same from one run to the next
+    for i, (nid,) in enumerate(col.db.all('select id from notes order by id')):
+        col.db.execute('update cards set nid = ?, id = ? where nid = ?', HISTORY_NOTE_IDS + i, HISTORY_NOTE_IDS + i, nid)
+        col.db.execute('update notes set id = ? where id = ?', HISTORY_NOTE_IDS + i, nid)
+    cards = [HISTORY_NOTE_IDS + i for i in range(HISTORY_CARDS)]
+    rng = random.Random(HISTORY_SEED)
+    rows, live = simulate_history(rng, cards)
+    seen: set[int] = set()
+    for ms, card, button, ivl, last_ivl, factor, taken, kind in rows:
+        while ms in seen:  # revlog ids are unique
+            ms += 1
+        seen.add(ms)
+        col.db.execute('insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) '
+                       'values (?, ?, -1, ?, ?, ?, ?, ?, ?)', ms, card, button, ivl, last_ivl, factor, taken, kind)
+    for card, c in live.items():
+        col.db.execute('update cards set type = 2, queue = 2, due = ?, ivl = ?, factor = 2500, reps = ?, lapses = ? '
+                       'where id = ?', c['due'], c['ivl'], c['reps'], c['lapses'], card)
+    # and the history's last day for the notes' and cards' modification times, rather than now
+    last_stamp = local_ms(HISTORY_DAYS, 0) // 1000
+    col.db.execute('update notes set mod = ?', last_stamp)
+    col.db.execute('update cards set mod = ?', last_stamp)
+    # Anki's optimizer, as its deck options' "Optimize" button runs it: every card of the preset,
+    # one relearning step (the default preset's), starting from FSRS's defaults
+    search = 'deck:History'
+    fitted = col._backend.compute_fsrs_params(search=search, current_params=[], ignore_revlogs_before_ms=0,
+                                              num_of_relearning_steps=1, health_check=False)
+    # f32 on the wire: six decimals say all they hold
+    params = [round(x, 6) for x in fitted.params]
+    # and how well they predict the history, by Anki's own measure: on the items they were fitted to
+    evaluated = col._backend.evaluate_params_legacy(params=params, search=search, ignore_revlogs_before_ms=0)
+    defaults = col._backend.evaluate_params_legacy(params=FSRS6_DEFAULTS, search=search, ignore_revlogs_before_ms=0)
+    export_apkg(col, os.path.join(out, 'history.apkg'), legacy=False)
+    reported = {
+        'parameters': params, 'fsrsItems': fitted.fsrs_items,
+        # f32 sums in parallel: the last digits vary from run to run
+        'logLoss': round(evaluated.log_loss, 6), 'rmseBins': round(evaluated.rmse_bins, 6),
+        'defaultParameters': {'logLoss': round(defaults.log_loss, 6), 'rmseBins': round(defaults.rmse_bins, 6)},
+        'learnerParameters': HISTORY_LEARNER,
+        'revlogCount': len(rows), 'cards': HISTORY_CARDS,
+        'rolloverHour': ROLLOVER_HOUR, 'utcOffsetMinutesWest': UTC_OFFSET_MINUTES_WEST,
+        'ankiVersion': '26.9.3',
+    }
+    col.close()
+    with open(os.path.join(out, 'history-parameters.json'), 'w') as f:
+        json.dump(reported, f, indent=1)
+        f.write('\n')
+    return reported
+
+
 def main(out: str):
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -602,6 +848,7 @@ def main(out: str):
         for name in ['legacy-anki21.apkg', 'collection.colpkg', 'genanki.apkg']:
             redeflate(os.path.join(out, name))
         expected['packages'] = ['collection.apkg', 'legacy-anki21.apkg', 'legacy-anki2.apkg', 'collection.colpkg']
+        history_package(out, tmp)
         expected['numberedMediaEntries'] = len(numbered)
         with open(os.path.join(out, 'expected.json'), 'w') as f:
             json.dump(expected, f, indent=1, ensure_ascii=False, sort_keys=True)
@@ -667,5 +914,8 @@ def large(cards: int, revlog: int, target: str):
 if __name__ == '__main__':
     if len(sys.argv) >= 2 and sys.argv[1] == '--large':
         large(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    elif len(sys.argv) >= 2 and sys.argv[1] == '--history':
+        with tempfile.TemporaryDirectory() as tmp:
+            history_package(sys.argv[2] if len(sys.argv) > 2 else 'test/fixtures/anki', tmp)
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else 'test/fixtures/anki')
