@@ -9,6 +9,7 @@ import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 import { mediaRepository, type MediaRepository } from './media.js'
 import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
+import { searchPagesRepository, type SearchPagesRepository } from './search-pages.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -22,6 +23,8 @@ export interface Repositories {
   userData: UserDataRepository
   /** media records, their GridFS files, and the files no record holds */
   media: MediaRepository
+  /** the cards' searchable text (kept by cards' own writes; read by search) */
+  searchPages: SearchPagesRepository
   /** counters shared by every instance; never part of a transaction */
   attempts: AttemptsRepository
   /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
@@ -48,6 +51,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),
     media: mediaRepository(db, session),
+    searchPages: searchPagesRepository(db, session),
     attempts: attemptsRepository(db),
     fitLeases: fitLeasesRepository(db)
   }

@@ -46,6 +46,11 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   'media.chunks': [
     { key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }
   ],
+  // the cards' searchable text, many cards to a page: a search reads the user's pages (the userID prefix);
+  // adding cards to a flashcard finds the page that takes more without reading the full ones
+  searchPages: [
+    { key: { userID: 1, flashcardID: 1, open: 1 }, name: 'user_flashcard_open' }
+  ],
   // login and register attempt counters: removed an hour after their window closes
   attempts: [
     { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }

@@ -10,6 +10,7 @@ import { studyService } from './study.js'
 import { transferService } from './transfer.js'
 import { cardStatesService } from './card-states.js'
 import { studyQueueService } from './study-queue.js'
+import { searchService } from './search.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -27,6 +28,7 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     study: studyService(context),
     studyQueue: studyQueueService(context),
     cardStates: cardStatesService(context),
+    search: searchService(context),
     goals: goalsService(context),
     stats: statsService(context),
     media,
