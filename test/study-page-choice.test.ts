@@ -151,3 +151,38 @@ test('the card on show: edited (shown at once), buried and suspended (taken back
   t.equal(await cardNamed('dos'), undefined, 'the service no longer has it')
   t.same(study.consoleErrors, [], 'no console errors')
 })
+
+test('search: cards found by what they show, whatever the case and accents; a result opens its deck with the card in view', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  await expectOk(app, 'create-folder', { jwtToken: token, path: ['Music', 'Spanish'] }, 201)
+  const fillers = Array.from({ length: 30 }, (_, index) => ({ front: `palabra ${index}`, back: `word ${index}` }))
+  const songs = await expectOk<{ flashcardID: string, cardIDs: string[] }>(app, 'create-flashcard', {
+    jwtToken: token, folder: ['Music', 'Spanish'], flashcardName: 'Canciones', cards: [...fillers, { front: 'la canción', back: 'the song' }]
+  }, 201)
+  await expectOk(app, 'create-folder', { jwtToken: token, path: ['Other'] }, 201)
+  await expectOk(app, 'create-flashcard', { jwtToken: token, folder: ['Other'], flashcardName: 'Elsewhere', cards: [{ front: 'hello', back: 'hola' }] }, 201)
+
+  await page.reload({ waitUntil: 'load' })
+  await page.type('#search-query', 'CANCION')
+  await page.keyboard.press('Enter')
+  await page.waitForSelector('#search-results .search-result')
+  const results = await page.$$eval('#search-results .search-result', (buttons) => buttons.map((button) => ({
+    id: button.getAttribute('data-card-id'), snippet: button.querySelector('.search-snippet')?.textContent, place: button.querySelector('.search-place')?.textContent
+  })))
+  t.same(results, [{ id: songs.cardIDs[30], snippet: 'la canción the song', place: 'Music › Spanish › Canciones' }], 'one card found, named with its deck and folder')
+  await click(page, '#search-results .search-result')
+  await page.waitForFunction(() => document.querySelector('#library-panel h2')?.textContent === 'Canciones')
+  await page.waitForSelector('#card-list .card-found')
+  t.equal(await page.$eval('#card-list .card-found', (item) => item.getAttribute('data-card-id')), songs.cardIDs[30], 'the result opens its deck, the card found marked')
+  t.ok(await page.$eval('#card-list .card-found', (item) => { const box = item.getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight }),
+    'and in view, below thirty other cards')
+  t.ok(await page.$eval('#card-list .card-found', (item) => item === document.activeElement), 'with the focus on it')
+
+  await page.$eval('#search-query', (input) => { (input as HTMLInputElement).value = '' })
+  await page.type('#search-query', 'zzz')
+  await page.keyboard.press('Enter')
+  await page.waitForFunction(() => document.querySelector('#search-results')?.textContent === 'No card shows "zzz".')
+  t.pass('a search that finds nothing says so')
+  t.same(study.consoleErrors, [], 'no console errors')
+})

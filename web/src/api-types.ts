@@ -17,6 +17,7 @@ import type * as schedule from '../../src/schemas/schedule.js'
 import type * as study from '../../src/schemas/study.js'
 import type * as studySession from '../../src/schemas/study-session.js'
 import type * as cardStates from '../../src/schemas/card-states.js'
+import type * as search from '../../src/schemas/search.js'
 import type * as transfer from '../../src/schemas/transfer.js'
 
 /** What the page sends: the schema's body less jwtToken, which callApi adds (api.ts). */
@@ -125,6 +126,7 @@ export interface Operations {
   'preview-review': Op<typeof study.PreviewReviewBody, typeof study.ReviewPreview>
   'review-card': Op<typeof study.ReviewCardBody, typeof study.ReviewAnswer>
   'undo-review': Op<typeof progress.UndoReviewBody, typeof progress.UndoneReview>
+  'search-cards': Op<typeof search.SearchCardsBody, typeof search.FoundCards>
   'get-study-queue': Op<typeof studySession.StudyQueueBody, typeof studySession.StudyQueue>
   'suspend-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
   'unsuspend-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>

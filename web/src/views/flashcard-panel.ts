@@ -100,7 +100,8 @@ function renderedSide (label: string, html: string, format: TextFormat): HTMLEle
 }
 
 function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActions): HTMLElement {
-  const item = el('li', { class: 'card-item' })
+  // found by its id when a search result opens its deck
+  const item = el('li', { class: 'card-item', 'data-card-id': card.cardID, tabindex: -1 })
   /** Shows the card; after an edit (saved or not) the focus goes back to its Edit button. */
   const showCard = (focusEdit = false) => {
     const name = cardName(card)

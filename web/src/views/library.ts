@@ -48,9 +48,23 @@ export const showLibrary: Screen = (container) => {
     await drawn
   }
 
+  /** A search result opens its card's deck, with the card found brought into view. */
+  const openFound = async (flashcardID: string, cardID: string): Promise<void> => {
+    await refresh({ kind: 'flashcard', flashcardID }, true)
+    const found = panel.querySelector<HTMLElement>(`#card-list [data-card-id="${cardID}"]`)
+    if (found === null) return
+    for (const earlier of panel.querySelectorAll('.card-found')) earlier.classList.remove('card-found')
+    found.classList.add('card-found')
+    found.scrollIntoView({ block: 'center' })
+    found.focus({ preventScroll: true })
+  }
+
   container.append(
     el('h1', { tabindex: -1 }, ['Library']),
-    newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) }),
+    el('div', { class: 'library-forms' }, [
+      searchForm(openFound),
+      newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) })
+    ]),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
@@ -158,6 +172,37 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
         })
       })])
   ])
+}
+
+/**
+ * Finds cards by what they show across the library (search-cards: every word, anywhere,
+ * regardless of case and accents); each result opens its deck with the card in view.
+ */
+function searchForm (open: (flashcardID: string, cardID: string) => Promise<void>): HTMLElement {
+  const query = el('input', { type: 'search', required: true, maxlength: 200, autocomplete: 'off', id: 'search-query', spellcheck: false })
+  const results = el('div', { class: 'search-results', id: 'search-results', 'aria-live': 'polite' })
+  const form = actionForm({ class: 'inline-form search-form', role: 'search' }, [
+    field('Search cards', query, 'Every word, anywhere on a card, whatever its case and accents.'),
+    submitButton('Search')
+  ], async () => {
+    const found = await callApi('search-cards', { query: query.value })
+    if (found.results.length === 0) {
+      replaceChildren(results, [el('p', { class: 'empty' }, [`No card shows "${query.value}".`])])
+      return
+    }
+    replaceChildren(results, [
+      el('p', { class: 'hint', id: 'search-summary' }, [
+        `${plural(found.results.length, 'card')} found${found.more === 'true' ? ', and more: add words to narrow it down' : ''}. Choose one to open its deck.`
+      ]),
+      el('ul', { class: 'search-list' }, found.results.map((result) => el('li', {}, [
+        el('button', { type: 'button', class: 'search-result', 'data-card-id': result.cardID }, [
+          el('span', { class: 'search-snippet' }, [result.snippet]),
+          el('span', { class: 'search-place' }, [pathText([...result.folder, result.flashcardName])])
+        ], { click: () => { open(result.flashcardID, result.cardID).catch(reportFailure) } })
+      ])))
+    ])
+  })
+  return el('div', { class: 'search-area' }, [form, results])
 }
 
 function newFolderForm (parent: string[], label: string, reload: LibraryActions['reload']): HTMLFormElement {
