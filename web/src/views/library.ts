@@ -181,8 +181,9 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
 function searchForm (open: (flashcardID: string, cardID: string) => Promise<void>): HTMLElement {
   const query = el('input', { type: 'search', required: true, maxlength: 200, autocomplete: 'off', id: 'search-query', spellcheck: false })
   const results = el('div', { class: 'search-results', id: 'search-results', 'aria-live': 'polite' })
+  query.setAttribute('aria-describedby', 'search-hint')
   const form = actionForm({ class: 'inline-form search-form', role: 'search' }, [
-    field('Search cards', query, 'Every word, anywhere on a card, whatever its case and accents.'),
+    field('Search cards', query),
     submitButton('Search')
   ], async () => {
     const found = await callApi('search-cards', { query: query.value })
@@ -202,7 +203,9 @@ function searchForm (open: (flashcardID: string, cardID: string) => Promise<void
       ])))
     ])
   })
-  return el('div', { class: 'search-area' }, [form, results])
+  // below the form, so the button stays level with the field
+  const hint = el('p', { class: 'hint search-hint', id: 'search-hint' }, ['Every word, anywhere on a card, whatever its case and accents.'])
+  return el('div', { class: 'search-area' }, [form, hint, results])
 }
 
 function newFolderForm (parent: string[], label: string, reload: LibraryActions['reload']): HTMLFormElement {

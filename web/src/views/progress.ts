@@ -134,7 +134,8 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: Reloa
       ]),
       el('progress', { max: Math.max(1, progress.target), value: Math.min(progress.done, progress.target), 'aria-labelledby': progressId }),
       el('p', { class: 'goal-progress', id: progressId }, [
-        `${progress.text}${end === null || goal.status !== 'in progress' ? '' : `, by ${localDate(end)}`}`
+        // the day it ends is in its title
+        progress.text
       ]),
       el('div', { class: 'button-row' }, [
         // completed and failed are final: the service refuses to edit them

@@ -27,7 +27,8 @@ export function cardTools (card: StudyCard, actions: CardToolActions, busy: bool
   flag.addEventListener('change', () => { actions.flag(Number(flag.value)) })
   return el('div', { class: 'card-tools button-row', role: 'group', 'aria-label': 'This card' }, [
     button('Edit', actions.edit, { id: 'card-edit', 'aria-keyshortcuts': 'E', disabled: busy }),
-    button('Bury until tomorrow', actions.bury, { id: 'card-bury', 'aria-keyshortcuts': '-', disabled: busy }),
+    button('Bury', actions.bury, { id: 'card-bury', 'aria-keyshortcuts': '-', title: 'Until tomorrow', 'aria-describedby': 'bury-hint', disabled: busy }),
+    el('span', { class: 'visually-hidden', id: 'bury-hint' }, ['until tomorrow']),
     button('Suspend', actions.suspend, { id: 'card-suspend', 'aria-keyshortcuts': '@', disabled: busy }),
     flag,
     confirmButton('Delete', 'Delete this card? Its reviews still count.', actions.remove, { id: 'card-delete', disabled: busy })

@@ -154,7 +154,7 @@ export const showStudy: Screen = (container, { session }) => {
   // what to study: everything, a folder or a deck, each with what it holds for today
   const choice = el('select', { id: 'study-choice', 'aria-describedby': 'study-choice-hint' }, [el('option', { value: '#/study' }, ['Everything due today'])])
   choice.addEventListener('change', () => { location.hash = choice.value })
-  const choiceRow = el('div', { class: 'study-choice' }, [field('Study', choice),
+  const choiceRow = el('div', { class: 'study-choice' }, [field('What to study', choice),
     el('p', { class: 'hint', id: 'study-choice-hint' }, ['A folder includes everything below it.'])])
   callApi('get-library', {}).then((library) => {
     if (!choice.isConnected) return
