@@ -1,7 +1,7 @@
 // The study, library and progress screens of a learner with some history, at 1280 and
 // 375 px, in Chromium: nothing scrolls sideways on a phone and the heatmap shows today.
 // With STUDY_PAGE_SCREENSHOTS=1 it also writes the screenshots of docs/
-// (study-page-{study,library,progress}.png and their -375 twins).
+// (study-page-{study,library,progress}.png, their -375 twins, and study-page-study-dark.png).
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'puppeteer-core'
@@ -84,6 +84,16 @@ test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) =
     t.ok(await pageIsNoWiderThan(page, width), `the progress screen fits ${width} px, today in view on the heatmap`)
     await screenshot(page, `study-page-progress${suffix}.png`)
   }
+  // the dark scheme, as a system set to dark mode asks for it
+  await page.setViewport({ width: 1280, height: 900 })
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }])
+  await goTo(page, 'study')
+  await page.waitForFunction(() => document.querySelector('#card-front') !== null && document.querySelector('#card-back') === null)
+  await page.keyboard.press('Space')
+  await page.waitForSelector('#card-back')
+  await page.waitForFunction(() => [...document.querySelectorAll('.rating .interval')].every((interval) => /\d/.test(interval.textContent ?? '')))
+  t.ok(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme === 'dark'), 'the page follows the system\'s dark mode')
+  await screenshot(page, 'study-page-study-dark.png')
   await click(page, '#main-nav a[data-screen="library"]')
   t.same(study.consoleErrors, [], 'no console errors')
 })
