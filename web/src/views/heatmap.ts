@@ -41,6 +41,13 @@ export function heatmap (counts: Record<string, string>, today: CalendarDay): HT
   // a phone shows the latest weeks first; older ones are a sideways scroll away
   const scroller = el('div', { class: 'heatmap-scroll', tabindex: 0, role: 'group', 'aria-label': 'Reviews per day over the last year' }, [grid])
   requestAnimationFrame(() => { scroller.scrollLeft = scroller.scrollWidth })
+  // and again once it has its width, should it get it later (drawn while the page was hidden, or before its fonts)
+  const onceSized = new ResizeObserver(() => {
+    if (scroller.clientWidth === 0) return
+    scroller.scrollLeft = scroller.scrollWidth
+    onceSized.disconnect()
+  })
+  onceSized.observe(scroller)
   return el('div', { class: 'heatmap' }, [scroller, legend])
 }
 
