@@ -399,9 +399,10 @@ export const showStudy: Screen = (container, { session }) => {
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
     }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
+      const nothingLeft = failure instanceof ApiError && failure.code === 'nothing_to_undo'
+      if (nothingLeft) sitting.undoable = false
       sitting.redraw()
-      if (failure instanceof ApiError && failure.code === 'nothing_to_undo') {
-        sitting.undoable = false
+      if (nothingLeft) {
         showNotice('There is no answer left to undo.')
       } else if (failure !== undefined) {
         // said beside the undo button, drawn again above
