@@ -10,15 +10,11 @@
 // --history` remakes only history.apkg and history-parameters.json (what Anki's FSRS optimizer
 // computes for it), leaving the other fixtures as they are.
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ANKI_PYTHON, AnkiVenvError, ensureAnkiVenv } from './anki-venv.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const VENV = join(root, '.tools', 'anki-fixtures-venv')
-const PYTHON = join(VENV, 'bin', 'python')
-const PACKAGES = ['anki==26.9.3', 'genanki==0.13.1', 'zstandard==0.25.0']
-const STAMP = join(VENV, 'installed.txt')
 
 function run (command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   const result = spawnSync(command, args, { stdio: 'inherit', env })
@@ -28,25 +24,16 @@ function run (command: string, args: string[], env: NodeJS.ProcessEnv = process.
   }
 }
 
-function ensureVenv (): void {
-  const wanted = PACKAGES.join('\n')
-  if (existsSync(STAMP) && spawnSync('cat', [STAMP], { encoding: 'utf8' }).stdout === wanted) return
-  const python = ['python3', 'python'].find((candidate) =>
-    /Python 3\.(9|[1-9][0-9])/.test(spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout ?? ''))
-  if (python === undefined) {
-    console.error('The Anki fixtures need Python 3.9 or newer with venv (e.g. `apt-get install python3 python3-venv`)')
-    process.exit(2)
-  }
-  console.error(`== installing ${PACKAGES.join(', ')} into ${VENV} (once)`)
-  run(python, ['-m', 'venv', '--clear', VENV])
-  run(join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', ...PACKAGES])
-  run('sh', ['-c', `printf '%s' "${wanted}" > "${STAMP}"`])
+try {
+  ensureAnkiVenv('inherit')
+} catch (error) {
+  if (!(error instanceof AnkiVenvError)) throw error
+  console.error(error.message)
+  process.exit(2)
 }
-
-ensureVenv()
 const args = process.argv.slice(2)
 // the fixtures' collection lives at UTC-5 without daylight saving, its day rolling over at 04:00
 const env = { ...process.env, TZ: 'Etc/GMT+5' }
 const fixtures = join(root, 'test', 'fixtures', 'anki')
 const scriptArgs = args.length === 0 ? [fixtures] : args.length === 1 && args[0] === '--history' ? ['--history', fixtures] : args
-run(PYTHON, [join(root, 'scripts', 'anki-fixtures', 'make_fixtures.py'), ...scriptArgs], env)
+run(ANKI_PYTHON, [join(root, 'scripts', 'anki-fixtures', 'make_fixtures.py'), ...scriptArgs], env)

@@ -5,7 +5,7 @@ import database, { type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
 import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
 import auth, { requireAuthentication } from './plugins/auth.js'
-import errors from './plugins/errors.js'
+import errors, { frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import docs from './plugins/docs.js'
 import studyPage from './plugins/study-page.js'
@@ -20,6 +20,7 @@ import accounts from './routes/accounts.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
 import transfer from './routes/transfer.js'
+import anki from './routes/anki.js'
 import study from './routes/study.js'
 import goals from './routes/goals.js'
 import progress from './routes/progress.js'
@@ -91,6 +92,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     pluginTimeout: 60_000,
     return503OnClosing: true,
+    frameworkErrors,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: true, useDefaults: true, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -145,6 +147,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(accounts)
     await api.register(library)
     await api.register(transfer)
+    await api.register(anki)
     await api.register(study)
     await api.register(cardStates)
     await api.register(studySession)

@@ -103,3 +103,24 @@ test('text that is not Unicode is refused rather than stored changed', async (t)
   t.equal(fox.statusCode, 201)
   t.strictSame(fox.json().path, ['🦊', '🦊 \\ud800'])
 })
+
+test('a media URL of the wrong shape is a 400 in the error contract, as documented', async (t) => {
+  // found by the fuzzer: a mediaID past the router's length answered 414 in Fastify's own body
+  // (code FST_ERR_MAX_PARAM_LENGTH), and a query field too long a 400 the route did not document
+  const app = await buildTestApp(t, import.meta.filename)
+  const zeros = (n: number): string => '0'.repeat(n)
+  const cases = [
+    { url: `/media/${zeros(101)}?u=${zeros(100)}&e=${zeros(20)}&s=${zeros(100)}`, message: /longer than any id/ },
+    { url: `/media/${zeros(100)}?u=${zeros(101)}`, message: /querystring\.u is too long/ },
+    { url: '/media/%zz?u=a&e=1&s=b', message: /not a valid URL/ }
+  ]
+  const documented = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { get?: { responses?: Record<string, unknown> } }> }
+  t.ok(documented.paths['/media/{mediaID}']?.get?.responses?.['400'] !== undefined, 'GET /media documents 400')
+  for (const { url, message } of cases) {
+    const response = await app.inject({ method: 'GET', url })
+    t.equal(response.statusCode, 400, url.slice(0, 60))
+    const body = response.json() as { error: string, code: string }
+    t.match(body, { code: /^(malformed_request|invalid_field)$/, error: message })
+    t.strictSame(Object.keys(body).sort(), ['code', 'error'], 'only the contract\'s fields')
+  }
+})

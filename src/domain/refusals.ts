@@ -64,6 +64,7 @@ export const REFUSAL_CODES = [
   'review_id_reused',
   'not_enough_history',
   'changed_meanwhile',
+  'export_too_large',
   // limits of one client
   'too_many_attempts',
   'too_many_requests',

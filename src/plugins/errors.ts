@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import {
   MongoBulkWriteError, MongoClientClosedError, MongoExpiredSessionError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError,
   MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError
@@ -78,6 +78,19 @@ export default fp(async function errors (app) {
     return reply.code(404).send({ error: `no operation ${request.method} ${path}: see /docs for the operations`, code: 'unknown_operation' })
   })
 }, { name: 'errors' })
+
+/**
+ * Errors of the router itself, met before a request reaches a route or the
+ * error handler (Fastify's `frameworkErrors`): a path whose percent-encoding
+ * is broken, or a path parameter longer than the router reads. Answered in
+ * the error contract, as a request that is not well-formed.
+ */
+export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const refusal = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new Refusal('malformed_request', 'a part of the path is longer than any id this service gives: send an id as it was given')
+    : new Refusal('malformed_request', 'the path is not a valid URL (a broken %-escape): send the path as it was given')
+  void reply.code(statusOf(refusal.code)).send({ error: refusal.message, code: refusal.code })
+}
 
 /** A database that went away usually answers again within a second or two (a restart, an election). */
 export const DATABASE_RETRY_AFTER_SECONDS = 2

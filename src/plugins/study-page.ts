@@ -8,13 +8,15 @@ const WEB = fileURLToPath(new URL('../../web/', import.meta.url))
 /**
  * The study page may run only its own script and style, from this origin, and
  * talk only to this origin: stricter than the rest of the service, whose /docs
- * page needs swagger-ui's inline scripts.
+ * page needs swagger-ui's inline scripts. Cards' images and sounds are the
+ * service's own /media URLs, of this origin too.
  */
 const PAGE_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  "media-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

@@ -73,6 +73,9 @@ export type CardStandingFields = Pick<CardDocument, 'suspended' | 'buriedUntil' 
 /** What get-all-cards needs of a card: the tree's fields, its content and its standing. */
 export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder'> & CardStandingFields
 
+/** What an Anki export reads of a card: all but the rendered sides and the review bookkeeping. */
+export type ExportCard = Omit<CardDocument, 'html' | 'version' | 'lastReviewID'>
+
 /** A card of today's cards: what the tree needs, and its place in its queue. */
 export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder'>
 
@@ -505,6 +508,16 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       // in one batch each (the server still caps one at 16 MiB)
       return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
         { userID, flashcardID: { $in: part } }, { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }).toArray())
+    },
+
+    /**
+     * Every card of the flashcards given, one at a time as the cursor reads
+     * them, with its content as written and its schedule: what an Anki export
+     * writes (the rendered sides are left out: the export renders them as
+     * Anki needs them). Index user_flashcard.
+     */
+    forExport (userID: string, flashcardIDs: readonly string[]): AsyncIterable<ExportCard> {
+      return cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { html: 0, version: 0, lastReviewID: 0 }, session })
     },
 
     /** ofFlashcards, each card with its content too (text, format, rendered sides, cloze note). Index user_flashcard. */

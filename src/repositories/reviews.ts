@@ -45,6 +45,9 @@ export interface ReviewDocument {
   answer: StoredReviewAnswer
 }
 
+/** What an Anki export reads of a review. */
+export type ExportReview = Pick<ReviewDocument, 'cardID' | 'rating' | 'reviewedAt' | 'before' | 'after'>
+
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')
   const inSession = { session }
@@ -110,6 +113,15 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
         session
       })
       for await (const document of documents) visitLoggedAnswer(document as unknown as Uint8Array, visit)
+    },
+
+    /**
+     * The user's whole review log, oldest first, one review at a time as the
+     * cursor reads it, with what an Anki export writes of each. Index
+     * user_reviewedAt_seq.
+     */
+    allOf (userID: string): AsyncIterable<ExportReview> {
+      return reviews.find({ userID }, { projection: { _id: 0, cardID: 1, rating: 1, reviewedAt: 1, before: 1, after: 1 }, sort: { reviewedAt: 1, seq: 1 }, session })
     },
 
     /** Drops a review from the log; false when it was already gone. */

@@ -111,7 +111,7 @@ export const mediaFiles: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/media/:mediaID', {
     schema: {
       summary: 'A media file, through the signed URL a card read or upload-media gave',
-      description: 'No token: the URL is signed for one user and expires. 403 for a URL not as signed or expired, 404 for media that is not there. ' +
+      description: 'No token: the URL is signed for one user and expires. 400 for a query or path that is not a media URL\'s shape, 403 for a URL not as signed or expired, 404 for media that is not there. ' +
         'Answers 304 to If-None-Match with its ETag, and 206 to a Range of bytes (one range; 416 when it lies outside the file).',
       tags: ['media'],
       params: MediaParams,
@@ -120,7 +120,7 @@ export const mediaFiles: FastifyPluginAsyncTypebox = async (app) => {
         200: mediaAnswer('the file'),
         206: mediaAnswer('the byte range asked for, with Content-Range'),
         304: Type.Null({ description: 'not modified: the ETag sent is the file\'s' }),
-        ...refusals(403, 404, 416, 500, 503)
+        ...refusals(400, 403, 404, 416, 500, 503)
       }
     }
   }, async (request, reply) => {

@@ -61,6 +61,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   review_id_reused: { status: 409, meaning: 'the reviewID was used for another card' },
   not_enough_history: { status: 409, meaning: 'optimize-schedule: the review log is too short to fit parameters to; the message says how many more reviews it takes' },
   changed_meanwhile: { status: 409, meaning: 'another request changed the same thing at the same time; nothing was done: read again and retry' },
+  export_too_large: { status: 409, meaning: 'export-anki: the export would hold more cards, text or reviews than one package is built with; export a folder or flashcard at a time' },
   too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
   too_many_requests: { status: 429, meaning: 'this user has too many requests under way at once; retry after Retry-After' },
   too_many_connections: { status: 429, meaning: 'too many connections open from this address' },

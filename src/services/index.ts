@@ -1,4 +1,5 @@
 import { accountsService } from './accounts.js'
+import { ankiExportService } from './anki-export.js'
 import type { ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
 import { libraryService } from './library.js'
@@ -32,7 +33,8 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     goals: goalsService(context),
     stats: statsService(context),
     media,
-    schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance)
+    schedule: scheduleService(context, fitting.fitter, fitting.settings, fitting.instance),
+    ankiExport: ankiExportService(context)
   }
 }
 

@@ -21,6 +21,8 @@ test('the study page is served from this origin under a policy that allows no in
   t.match(policy, /style-src 'self'(;|$)/, 'styles only from this origin')
   t.notMatch(policy, /unsafe-inline|unsafe-eval/)
   t.match(policy, /connect-src 'self'/, 'the page talks to this service only')
+  t.match(policy, /img-src 'self'( data:)?(;|$)/, 'cards\' images from this origin\'s /media URLs only')
+  t.match(policy, /media-src 'self'(;|$)/, 'and their sounds')
 
   const html = await page.text()
   t.match(html, /<script src="\/app\.js"/)

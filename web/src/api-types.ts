@@ -11,6 +11,7 @@ import type * as accounts from '../../src/schemas/accounts.js'
 import type * as goals from '../../src/schemas/goals.js'
 import type * as library from '../../src/schemas/library.js'
 import type * as manage from '../../src/schemas/library-manage.js'
+import type * as media from '../../src/schemas/media.js'
 import type * as progress from '../../src/schemas/progress.js'
 import type * as schedule from '../../src/schemas/schedule.js'
 import type * as study from '../../src/schemas/study.js'
@@ -64,6 +65,15 @@ export type Flashcard = Static<typeof manage.Flashcard>
 export type CardText = Static<typeof library.CardText>
 export type PlacedFolder = Static<typeof manage.PlacedFolder>
 export type CardFormat = Static<typeof transfer.ExportedFlashcard>['format']
+/** How a card's text is written: text (shown as written) or html (reduced to the service's allowlist). */
+export type TextFormat = Static<typeof library.TextFormat>
+/** The answer of edit-card: the card, or for a card of a cloze note, the note with what the edit kept, added and removed. */
+export type EditedCard = Static<typeof manage.EditedCard>
+
+/** What upload-media answers: the mediaID a card refers to as media:<mediaID>, and a signed URL to show it now. */
+export type UploadedMedia = Static<typeof media.UploadedMedia>
+/** The fields of upload-media's multipart form, sent in this order: jwtToken, then file. */
+export type UploadField = keyof Static<typeof media.UploadMediaForm>
 
 export type ReviewAnswer = Static<typeof study.ReviewAnswer>
 export type ReviewPreview = Static<typeof study.ReviewPreview>

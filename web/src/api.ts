@@ -1,6 +1,7 @@
 // The one way the page talks to the service: POST /api/<operation> with a JSON body,
-// the token in the body field jwtToken (never a header), as every client of the API does.
-import type { ErrorCode, Operation, Operations, RefusalCode } from './api-types.js'
+// the token in the body field jwtToken (never a header), as every client of the API does;
+// upload-media alone takes a multipart form, the token its first field.
+import type { ErrorCode, Operation, Operations, RefusalCode, UploadField, UploadedMedia } from './api-types.js'
 import { forgetSession, loadSession } from './session.js'
 
 /**
@@ -39,36 +40,62 @@ export function onSessionEnded (handler: (message: string) => void): void {
 export async function callApi<Op extends Operation> (operation: Op, body: Operations[Op]['body']): Promise<Operations[Op]['answer']> {
   const authenticated = !PUBLIC_OPERATIONS.has(operation)
   const payload: Record<string, unknown> = { ...body }
-  if (authenticated) {
-    const session = loadSession()
-    if (session === null) {
-      const message = 'You are not logged in. Please log in again.'
-      sessionEnded(message)
-      throw new SessionEndedError('not_logged_in', message)
-    }
-    payload.jwtToken = session.jwtToken
-  }
+  if (authenticated) payload.jwtToken = storedToken()
+  const response = await send(operation, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+    credentials: 'same-origin',
+    cache: 'no-store'
+  })
+  return await readAnswer(operation, response) as Operations[Op]['answer']
+}
 
-  let response: Response
+/** The form's fields, in the order upload-media needs them: the token first, so the account is known before the file comes. */
+const UPLOAD_FIELDS = ['jwtToken', 'file'] as const satisfies readonly UploadField[]
+
+/**
+ * Uploads an image or a sound (upload-media, multipart/form-data): its mediaID, for a card
+ * to refer to as media:<mediaID>, and a signed URL to show it with now. The service tells
+ * the file's type from its bytes; `fileName` is only what the form carries.
+ */
+export async function uploadMedia (file: Blob, fileName: string): Promise<UploadedMedia> {
+  const [tokenField, fileField] = UPLOAD_FIELDS
+  const form = new FormData()
+  form.append(tokenField, storedToken())
+  form.append(fileField, file, fileName)
+  const response = await send('upload-media', { method: 'POST', body: form, credentials: 'same-origin', cache: 'no-store' })
+  return await readAnswer('upload-media', response) as UploadedMedia
+}
+
+/** The token to send; with none stored, the session is over. */
+function storedToken (): string {
+  const session = loadSession()
+  if (session === null) {
+    const message = 'You are not logged in. Please log in again.'
+    sessionEnded(message)
+    throw new SessionEndedError('not_logged_in', message)
+  }
+  return session.jwtToken
+}
+
+async function send (operation: Operation | 'upload-media', init: RequestInit): Promise<Response> {
   try {
-    response = await fetch(`/api/${operation}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-      credentials: 'same-origin',
-      cache: 'no-store'
-    })
+    return await fetch(`/api/${operation}`, init)
   } catch {
     throw new ApiError('network_failure', 'Could not reach the service. Check your connection and try again.')
   }
+}
 
+/** The answer of a success, a JSON object; or the refusal thrown as an ApiError with its code. */
+async function readAnswer (operation: Operation | 'upload-media', response: Response): Promise<object> {
   const answer = await response.json().catch(() => undefined) as unknown
   if (response.ok) {
     // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
     if (typeof answer !== 'object' || answer === null) {
       throw new ApiError('unreadable_answer', `The service's answer to ${operation} could not be read. Please try again.`)
     }
-    return answer as Operations[Op]['answer']
+    return answer
   }
 
   const refusal = typeof answer === 'object' && answer !== null ? answer as { error?: unknown, code?: unknown } : {}
@@ -88,7 +115,7 @@ export async function callApi<Op extends Operation> (operation: Op, body: Operat
 }
 
 /** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */
-function refusalCode (operation: Operation, status: number, code: unknown): ErrorCode {
+function refusalCode (operation: Operation | 'upload-media', status: number, code: unknown): ErrorCode {
   // update-goal-status answers a bad token with 401 and {} (docs/interface.md: the published interface
   // asks it), so that one refusal is known by its operation and status rather than by a code
   if (operation === 'update-goal-status' && status === 401) return 'invalid_token'

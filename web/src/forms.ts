@@ -1,5 +1,5 @@
 import { el, whileBusy } from './dom.js'
-import { clearError, reportFailure } from './messages.js'
+import { clearError, reportFailure, reportFailureIn } from './messages.js'
 
 type Attributes = Parameters<typeof el>[1]
 type Children = Parameters<typeof el>[2]
@@ -7,15 +7,21 @@ type Children = Parameters<typeof el>[2]
 /**
  * A form that runs `action` on submit, with its submit button disabled meanwhile
  * so that a double press sends one request. A failure is shown in the message
- * area; a success clears an earlier error, which no longer applies.
+ * area, or in `problemArea` when given (a form whose failures belong next to it);
+ * a success clears an earlier error, which no longer applies.
  */
-export function actionForm (attributes: Attributes, children: Children, action: () => Promise<unknown>): HTMLFormElement {
+export function actionForm (attributes: Attributes, children: Children, action: () => Promise<unknown>, problemArea?: HTMLElement): HTMLFormElement {
   const element = el('form', attributes, children)
   element.addEventListener('submit', (event) => {
     event.preventDefault()
     const submit = element.querySelector<HTMLButtonElement>('button[type="submit"]')
     if (submit?.disabled === true) return
-    whileBusy(submit, action).then(clearError, reportFailure)
+    if (problemArea === undefined) {
+      whileBusy(submit, action).then(clearError, reportFailure)
+      return
+    }
+    problemArea.textContent = ''
+    whileBusy(submit, action).then(() => { problemArea.textContent = '' }, (error: unknown) => { reportFailureIn(problemArea, error) })
   })
   return element
 }

@@ -35,6 +35,15 @@ export function showNotice (text: string): void {
   noticeTimer = window.setTimeout(() => { status.textContent = '' }, 6000)
 }
 
+/**
+ * Shows what went wrong next to the control it concerns, in `area` (a role="alert"
+ * element beside it), rather than at the top of the page.
+ */
+export function reportFailureIn (area: HTMLElement, error: unknown): void {
+  if (error instanceof SessionEndedError) return
+  area.textContent = error instanceof Error ? error.message : String(error)
+}
+
 /** Shows what went wrong with an action; everything the page does ends its promise chains here. */
 export function reportFailure (error: unknown): void {
   // the login screen already says why the session ended

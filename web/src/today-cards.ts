@@ -1,15 +1,19 @@
 // Today's cards as a study queue: get-today-cards says which cards, get-flashcard
 // (once per flashcard) gives their texts.
 import { ApiError, callApi } from './api.js'
-import type { CardDetails, Flashcard, TreeFlashcard, TreeFolder } from './api-types.js'
+import type { CardDetails, Flashcard, TextFormat, TreeFlashcard, TreeFolder } from './api-types.js'
 
 export interface StudyCard {
   flashcardID: string
   flashcardName: string
   folder: string[]
   cardID: string
-  front: string
-  back: string
+  /** the sides to show, as the service rendered them (sanitized, media as signed addresses) */
+  frontHtml: string
+  backHtml: string
+  format: TextFormat
+  /** true for a card of a cloze note: its back shows the whole text, in place of the front */
+  cloze: boolean
   /** when the card is due (ms since the epoch); new cards are due from their creation */
   dueAt: number
   /**
@@ -73,8 +77,10 @@ function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {
     flashcardName: flashcard.flashcardName,
     folder: flashcard.folder,
     cardID: card.cardID,
-    front: card.front,
-    back: card.back,
+    frontHtml: card.frontHtml,
+    backHtml: card.backHtml,
+    format: card.format,
+    cloze: card.clozeNumber !== undefined,
     dueAt: Date.parse(card.due)
   }
 }

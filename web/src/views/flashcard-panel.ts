@@ -1,7 +1,8 @@
 // One flashcard (a set of cards): its cards to add, edit and delete; rename, move,
 // delete and export it.
 import { callApi } from '../api.js'
-import type { CardDetails, Flashcard } from '../api-types.js'
+import type { CardDetails, CardText, Flashcard, TextFormat } from '../api-types.js'
+import { cardSide, mediaAddresses, sideText } from '../card-html.js'
 import { button, confirmButton, el, field, plural, replaceAfter, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { allFolders, pathText, type FlashcardEntry } from '../library-tree.js'
@@ -10,6 +11,7 @@ import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
   type LibraryActions
 } from './library-parts.js'
+import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
 
 /**
  * Shows the flashcard with its cards; resolves once they are on screen. `isCurrent` tells
@@ -49,62 +51,109 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
   ])
 }
 
-function cardTextFields (front: string, back: string): { front: HTMLTextAreaElement, back: HTMLTextAreaElement, fields: HTMLElement } {
-  const frontInput = el('textarea', { rows: 2, required: true, maxlength: 10000 })
-  const backInput = el('textarea', { rows: 2, maxlength: 10000 })
-  frontInput.value = front
-  backInput.value = back
-  return { front: frontInput, back: backInput, fields: el('div', { class: 'field-row' }, [field('Front', frontInput), field('Back', backInput)]) }
-}
+/** The format a new card is written in: the one chosen for the card added last, kept while the page is open. */
+let newCardFormat: TextFormat = 'text'
 
 function addCardForm (flashcard: Flashcard, actions: LibraryActions): HTMLFormElement {
-  const texts = cardTextFields('', '')
-  return actionForm({ class: 'stacked-form add-card-form' }, [texts.fields, submitButton('Add card')], async () => {
-    await callApi('add-cards', { flashcardID: flashcard.flashcardID, cards: [{ front: texts.front.value, back: texts.back.value }] })
-    showNotice('Card added.')
-    await actions.reload({ kind: 'flashcard', flashcardID: flashcard.flashcardID })
-    // ready for the next card
-    document.querySelector<HTMLTextAreaElement>('.add-card-form textarea')?.focus()
+  return cardForm({
+    initial: { kind: 'basic', format: newCardFormat, front: '', back: '' },
+    media: new Map(),
+    kindChangeable: true,
+    attributes: { class: 'stacked-form add-card-form' },
+    submit: submitButton('Add card'),
+    save: async (card) => {
+      newCardFormat = card.format
+      const added = await callApi('add-cards', { flashcardID: flashcard.flashcardID, cards: [cardText(card)] })
+      showNotice(card.kind === 'cloze' ? `Cloze note added: ${plural(added.cardIDs.length, 'card')}.` : 'Card added.')
+      await actions.reload({ kind: 'flashcard', flashcardID: flashcard.flashcardID })
+      // ready for the next card
+      const form = document.querySelector<HTMLElement>('.add-card-form')
+      if (form !== null) firstEditingField(form)?.focus()
+    }
   })
+}
+
+/** A card as add-cards and create-flashcard take it: {front, back, format}, or a cloze note {cloze, back, format}. */
+function cardText (card: CardSource): CardText {
+  return card.kind === 'cloze'
+    ? { cloze: card.front, ...(card.back === '' ? {} : { back: card.back }), format: card.format }
+    : { front: card.front, back: card.back, format: card.format }
+}
+
+/** A card's source as its editor starts from: a cloze note's card shows the note's text and extra. */
+function sourceOf (card: CardDetails): CardSource {
+  return { kind: card.clozeNumber === undefined ? 'basic' : 'cloze', format: card.format, front: card.front, back: card.back }
+}
+
+/** The words a card is named by, for its buttons: its front as written for plain text, as shown otherwise. */
+function cardName (card: CardDetails): string {
+  return card.format === 'text' && card.clozeNumber === undefined ? card.front : sideText(card.frontHtml)
+}
+
+/** A side as the service rendered it, shown safely (card-html.ts). */
+function renderedSide (label: string, html: string, format: TextFormat): HTMLElement {
+  return el('div', { class: 'card-text' }, [
+    el('span', { class: 'face-label' }, [`${label} `]),
+    el('div', { class: `card-html format-${format}` }, [cardSide(html)])
+  ])
 }
 
 function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActions): HTMLElement {
   const item = el('li', { class: 'card-item' })
   /** Shows the card; after an edit (saved or not) the focus goes back to its Edit button. */
   const showCard = (focusEdit = false) => {
-    const edit = button('Edit', editCard, { 'aria-label': `Edit card ${card.front}` })
+    const name = cardName(card)
+    const cloze = card.clozeNumber !== undefined
+    const edit = button('Edit', editCard, { 'aria-label': `Edit card ${name}` })
     replaceChildren(item, [
       el('div', { class: 'card-texts' }, [
-        el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Front ']), card.front]),
-        el('p', { class: 'card-text' }, [el('span', { class: 'face-label' }, ['Back ']), card.back])
+        cloze && el('p', { class: 'card-kind' }, [`Cloze ${card.clozeNumber ?? ''}`]),
+        renderedSide(cloze ? 'Question' : 'Front', card.frontHtml, card.format),
+        renderedSide(cloze ? 'Answer' : 'Back', card.backHtml, card.format)
       ]),
       el('div', { class: 'button-row' }, [
         edit,
-        confirmButton('Delete', 'Delete this card? Its reviews still count.', (yes) => {
+        confirmButton('Delete', cloze
+          ? 'Delete this cloze card? Its deletion becomes plain text in the note, the note\'s other cards stay, and its reviews still count.'
+          : 'Delete this card? Its reviews still count.', (yes) => {
           act(yes, async () => {
             await callApi('delete-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID })
             showNotice('Card deleted.')
             await actions.reload()
           })
-        }, { 'aria-label': `Delete card ${card.front}` })
+        }, { 'aria-label': `Delete card ${name}` })
       ])
     ])
     if (focusEdit) edit.focus()
   }
   const editCard = () => {
-    const texts = cardTextFields(card.front, card.back)
     const cancel = button('Cancel', () => { showCard(true) })
-    replaceChildren(item, [actionForm({ class: 'stacked-form' }, [texts.fields, el('div', { class: 'button-row' }, [submitButton('Save card', true), cancel])], async () => {
-      const changed = await callApi('edit-card', { flashcardID: flashcard.flashcardID, cardID: card.cardID, front: texts.front.value, back: texts.back.value })
-      // an edit of front and back answers the card (a cloze note's edit answers the note)
-      if ('front' in changed) {
-        card.front = changed.front
-        card.back = changed.back
+    const form = cardForm({
+      initial: sourceOf(card),
+      media: mediaAddresses(card.frontHtml, card.backHtml),
+      kindChangeable: false,
+      attributes: { class: 'stacked-form edit-card-form' },
+      submit: submitButton('Save card', true),
+      otherButtons: [cancel],
+      save: async (edited) => {
+        const ids = { flashcardID: flashcard.flashcardID, cardID: card.cardID }
+        const changed = await callApi('edit-card', edited.kind === 'cloze'
+          ? { ...ids, cloze: edited.front, back: edited.back, format: edited.format }
+          : { ...ids, front: edited.front, back: edited.back, format: edited.format })
+        // an edit of front and back answers the card; a cloze note's edit answers the note, whose cards may have come and gone
+        if ('cardID' in changed) {
+          Object.assign(card, changed)
+          showNotice('Card saved; it keeps its schedule.')
+          showCard(true)
+          return
+        }
+        showNotice(`Cloze note saved: ${plural(changed.cards.length, 'card')}${changed.added.length > 0 ? `, ${changed.added.length} new` : ''}` +
+          `${changed.removed.length > 0 ? `, ${changed.removed.length} deleted` : ''}; the others keep their schedules.`)
+        await actions.reload()
       }
-      showNotice('Card saved; it keeps its schedule.')
-      showCard(true)
-    })])
-    texts.front.focus()
+    })
+    replaceChildren(item, [form])
+    firstEditingField(form)?.focus()
   }
   showCard()
   return item

@@ -2,9 +2,14 @@
 // four answers and the interval each would give; undo puts the last card back.
 //
 // Keys (never while typing in a field): Space shows the answer, 1-4 answer
-// again / hard / good / easy, U undoes the last answer.
+// again / hard / good / easy, U undoes the last answer, R plays the side's sound again.
+//
+// A side is the HTML the service rendered (frontHtml, backHtml), put on the page through
+// the allowlist again (card-html.ts). A cloze card's back is its whole text with the
+// answer marked, shown in place of its front, as Anki shows it.
 import { ApiError, callApi } from '../api.js'
 import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
+import { cardSide, sideText } from '../card-html.js'
 import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
 import { clearError, reportFailure, showNotice } from '../messages.js'
@@ -36,6 +41,8 @@ class StudySitting {
   sending = false
   /** true while today's cards are being fetched */
   loading = false
+  /** the showing (card and side) whose sound was last started, so that a redraw of the same side does not start it again */
+  soundStarted: { card: StudyCard, phase: 'front' | 'back' } | undefined
   /**
    * Draws the sitting on the screen showing it. An answer may arrive after the user
    * left and came back: it must update the screen on show, not the one left.
@@ -104,7 +111,8 @@ export const showStudy: Screen = (container, { session }) => {
     el('p', { class: 'hint shortcut-help' }, [
       el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
       el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
-      el('span', {}, [el('kbd', {}, ['U']), ' undo'])
+      el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
+      el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
     ])]))
 
   sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer }, actions, moveFocus) }
@@ -199,7 +207,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.current = showAgain(card, Date.parse(undone.due))
       sitting.preview = undefined
       sitting.phase = 'front'
-      showNotice(`Undone: the card "${shorten(card.front)}" is back.`)
+      showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
     }).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'nothing_to_undo') showNotice('There is no answer left to undo.')
       else reportFailure(error)
@@ -227,6 +235,9 @@ export const showStudy: Screen = (container, { session }) => {
     } else if (event.key === 'u' || event.key === 'U') {
       event.preventDefault()
       undo()
+    } else if (event.key === 'r' || event.key === 'R') {
+      event.preventDefault()
+      replaySound(stage, sitting.phase)
     }
   }
   document.addEventListener('keydown', onKey)
@@ -305,22 +316,50 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
           ], { click: () => { actions.answer(rating) } })))
       replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton])])
       if (moveFocus) region.focus()
+      // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
+      const started = sitting.soundStarted
+      if (started?.card !== card || started.phase !== sitting.phase) {
+        sitting.soundStarted = { card, phase: sitting.phase }
+        playSound(sideSound(stage, sitting.phase))
+      }
     }
   }
 }
 
 function cardView (card: StudyCard, showBack: boolean): HTMLElement {
-  return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Card' }, [
-    el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])]),
-    el('div', { class: 'card-face card-front', id: 'card-front' }, [
-      el('h2', { class: 'face-label' }, ['Front']),
-      el('p', { class: 'card-text' }, [card.front])
-    ]),
-    showBack && el('div', { class: 'card-face card-back', id: 'card-back' }, [
-      el('h2', { class: 'face-label' }, ['Back']),
-      el('p', { class: 'card-text' }, [card.back === '' ? '(no back)' : card.back])
-    ])
+  const side = (id: string, classes: string, label: string, html: string) => el('div', { class: `card-face ${classes}`, id }, [
+    el('h2', { class: 'face-label' }, [label]),
+    el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
   ])
+  const source = el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])])
+  if (card.cloze) {
+    return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Cloze card' }, [
+      source,
+      showBack ? side('card-back', 'card-answer', 'Answer', card.backHtml) : side('card-front', 'card-front', 'Question', card.frontHtml)
+    ])
+  }
+  return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Card' }, [
+    source,
+    side('card-front', 'card-front', 'Front', card.frontHtml),
+    showBack && side('card-back', 'card-back', 'Back', card.backHtml)
+  ])
+}
+
+/** The first sound of a side: of the front, or of the back once turned (a cloze card's answer). */
+function sideSound (stage: HTMLElement, phase: StudySitting['phase']): HTMLAudioElement | null {
+  return stage.querySelector<HTMLAudioElement>(phase === 'back' ? '#card-back audio' : '#card-front audio')
+}
+
+/** Starts a sound from its beginning. A browser may refuse a sound no key or click started: its play control is still there, and R. */
+function playSound (audio: HTMLAudioElement | null): void {
+  if (audio === null) return
+  audio.currentTime = 0
+  audio.play().catch(() => {})
+}
+
+/** R, as in Anki: the side's sound again, from its beginning; on a back without a sound, the front's. */
+function replaySound (stage: HTMLElement, phase: StudySitting['phase']): void {
+  if (phase === 'front' || phase === 'back') playSound(sideSound(stage, phase) ?? sideSound(stage, 'front'))
 }
 
 function fillIntervals (preview: ReviewPreview): void {
@@ -341,8 +380,11 @@ function announce (announcer: HTMLElement, sitting: StudySitting): void {
   const card = sitting.current
   let words = ''
   if (sitting.phase === 'done') words = sitting.answers.length === 0 ? 'Nothing to study right now.' : 'Session complete.'
-  else if (sitting.phase === 'front' && card !== undefined) words = `Front: ${card.front}`
-  else if (sitting.phase === 'back' && card !== undefined) words = `Back: ${card.back === '' ? '(no back)' : card.back}`
+  else if (sitting.phase === 'front' && card !== undefined) words = `${card.cloze ? 'Question' : 'Front'}: ${sideText(card.frontHtml)}`
+  else if (sitting.phase === 'back' && card !== undefined) {
+    const back = sideText(card.backHtml)
+    words = `${card.cloze ? 'Answer' : 'Back'}: ${back === '' ? '(no back)' : back}`
+  }
   // the same words again would be read again
   if (announcer.textContent !== words) announcer.textContent = words
 }

@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream'
+import { setImmediate as othersTurn } from 'node:timers/promises'
+import yazl from 'yazl'
+import { loadSqlEngine } from '../anki/package-file.js'
+import { dayOf } from '../domain/calendar.js'
+import {
+  ankiDays, EXPORT_LIMITS, exportedDecks, mediaFileName, noteFields, noteGuid, revlogRow, scheduleRow,
+  type ExportLimits, type ExportScope
+} from '../domain/anki/export.js'
+import { PACKAGE_VERSIONS } from '../domain/anki/package.js'
+import { CollectionWriter, dummyCollection } from '../domain/anki/writer.js'
+import { invalidToken, Refusal } from '../domain/refusals.js'
+import { CardState } from '../domain/scheduling.js'
+import type { ExportCard } from '../repositories/cards.js'
+import type { MediaDocument } from '../repositories/media.js'
+import type { ServiceContext } from './context.js'
+
+/** A card that came from Anki keeps the guid of its note there (the import sets it), so that Anki finds the note again. */
+type CardWithGuid = ExportCard & { ankiGuid?: string }
+
+/** An .apkg on its way: the name to give the file, and its bytes as a stream. */
+export interface AnkiPackageStream {
+  fileName: string
+  stream: Readable
+}
+
+/** How many cards are read before the records of the media they show are looked up together. */
+const CARD_BATCH = 500
+/**
+ * How many reviews are written between two turns of the event loop: a cursor hands over a batch of
+ * thousands without waiting, and writing them all at once would keep every other request waiting.
+ */
+const REVIEW_BATCH = 2000
+
+/** Ids of one kind (notes, cards) made unique: Anki's are creation times in milliseconds. */
+function uniqueIds (): (wanted: number) => number {
+  const taken = new Set<number>()
+  return (wanted) => {
+    let id = wanted
+    while (taken.has(id)) id += 1
+    taken.add(id)
+    return id
+  }
+}
+
+function tooLarge (what: string): Refusal {
+  return new Refusal('export_too_large', `the export would hold more than ${what}, the most one package is built with: export one folder or flashcard at a time`)
+}
+
+/** The name of the deck options preset that carries the learner's desired retention and FSRS parameters. */
+const PRESET_NAME = 'flashcard-service'
+
+/** The `meta` entry of a legacy package: protobuf PackageMetadata, field 1 (varint) the version. */
+const META = Buffer.from([0x08, PACKAGE_VERSIONS.legacy2])
+
+/**
+ * export-anki: a folder, a flashcard or the whole account as an Anki package (.apkg) with its
+ * media, schedules and review history. The collection is built in memory (sql.js), within
+ * EXPORT_LIMITS, before anything is sent; the media files are then read from GridFS one at a
+ * time as the archive streams out.
+ */
+export function ankiExportService ({ repositories, clock }: Pick<ServiceContext, 'repositories' | 'clock'>, limits: ExportLimits = EXPORT_LIMITS) {
+  return {
+    async exportAnki (userID: string, scope: ExportScope): Promise<AnkiPackageStream> {
+      const [user, tree] = await Promise.all([repositories.users.findById(userID), repositories.trees.read(userID)])
+      if (user === null) throw invalidToken()
+      const { decks, flashcardIDs, name } = exportedDecks(tree, scope)
+      const now = clock()
+      const calendar = { timezone: user.timezone, dayStartHour: user.dayStartHour }
+      const days = ankiDays(calendar, dayOf(user.createdAt, calendar), now)
+      const sql = await loadSqlEngine()
+      const writer = new CollectionWriter(sql, days.timing, now, {
+        // ids in Anki are creation times in milliseconds: the account's, the same at every export
+        id: user.createdAt.getTime(),
+        name: PRESET_NAME,
+        desiredRetention: user.desiredRetention,
+        fsrsParameters: user.fsrsParameters
+      })
+      try {
+        const deckIds = new Map<string, number>()
+        decks.forEach((deck, index) => {
+          // deck ids are creation times in milliseconds too; Anki matches decks by name on import
+          const id = now.getTime() + index
+          writer.addDeck({ id, path: deck.path })
+          if (deck.flashcardID !== undefined) deckIds.set(deck.flashcardID, id)
+        })
+
+        const noteId = uniqueIds()
+        const cardId = uniqueIds()
+        const notes = new Map<string, number>()
+        const cardIds = new Map<string, number>()
+        const newCards: Array<{ id: number, createdOrder: number }> = []
+        const media = new Map<string, MediaDocument>()
+        let text = 0
+
+        const writeBatch = async (batch: CardWithGuid[]): Promise<void> => {
+          const unknown = [...new Set(batch.flatMap((card) => card.media ?? []))].filter((mediaID) => !media.has(mediaID))
+          for (const record of await repositories.media.ownedAmong(userID, unknown)) media.set(record._id, record)
+          const fileOf = (mediaID: string): string | null => {
+            const record = media.get(mediaID)
+            return record === undefined ? null : mediaFileName(record.sha256, record.contentType)
+          }
+          for (const card of batch) {
+            const created = card.createdAt.getTime()
+            let nid = card.noteID === undefined ? undefined : notes.get(card.noteID)
+            if (nid === undefined) {
+              nid = noteId(created)
+              if (card.noteID !== undefined) notes.set(card.noteID, nid)
+              writer.addNote({
+                id: nid,
+                guid: noteGuid(card.noteID ?? card._id, card.ankiGuid),
+                kind: card.noteID === undefined ? 'basic' : 'cloze',
+                fields: noteFields(card, fileOf),
+                modified: Math.floor(now.getTime() / 1000)
+              })
+            }
+            const id = cardId(created)
+            cardIds.set(card._id, id)
+            if (card.state === CardState.New) newCards.push({ id, createdOrder: card.createdOrder })
+            writer.addCard({
+              id,
+              noteId: nid,
+              deckId: deckIds.get(card.flashcardID) ?? 1,
+              ord: card.noteID === undefined ? 0 : Math.max(0, (card.clozeNumber ?? 1) - 1),
+              modified: Math.floor(now.getTime() / 1000),
+              ...scheduleRow(card, 0, days, user.desiredRetention)
+            })
+          }
+        }
+
+        let batch: CardWithGuid[] = []
+        for await (const card of repositories.cards.forExport(userID, flashcardIDs) as AsyncIterable<CardWithGuid>) {
+          if (cardIds.size + batch.length >= limits.cards) throw tooLarge(`${limits.cards} cards`)
+          text += card.front.length + card.back.length
+          if (text > limits.textCharacters) throw tooLarge(`${limits.textCharacters} characters of card text`)
+          batch.push(card)
+          if (batch.length >= CARD_BATCH) {
+            await writeBatch(batch)
+            batch = []
+            await othersTurn()
+          }
+        }
+        await writeBatch(batch)
+        // new cards come in the order they were made, as the new-card queue has them
+        newCards.sort((a, b) => a.createdOrder - b.createdOrder || a.id - b.id)
+        writer.positionNewCards(newCards.map((card) => card.id))
+
+        let reviews = 0
+        let lastId = 0
+        for await (const review of repositories.reviews.allOf(userID)) {
+          const cid = cardIds.get(review.cardID)
+          if (cid === undefined) continue
+          reviews += 1
+          if (reviews > limits.reviews) throw tooLarge(`${limits.reviews} reviews`)
+          // revlog ids are unique: reviews of one millisecond follow each other a millisecond apart
+          lastId = Math.max(review.reviewedAt.getTime(), lastId + 1)
+          writer.addRevlog(revlogRow(review, lastId, cid))
+          if (reviews % REVIEW_BATCH === 0) await othersTurn()
+        }
+
+        const collection = writer.finish(newCards.length + 1)
+        return { fileName: `${name}.apkg`, stream: packageStream(collection, dummyCollection(sql, now), [...media.values()], repositories.media) }
+      } finally {
+        writer.close()
+      }
+    }
+  }
+}
+
+/**
+ * The package as Anki's legacy exporter lays it out (rslib/src/import_export/package/colpkg/
+ * export.rs): `meta` (version 2), `collection.anki21`, the dummy `collection.anki2`, the media
+ * files as numbered entries, then the media map, JSON. Media is stored as it is (images and
+ * sounds are compressed already), each file read from GridFS only when its turn comes.
+ */
+function packageStream (collection: Uint8Array, dummy: Uint8Array, media: readonly MediaDocument[], files: ServiceContext['repositories']['media']): Readable {
+  const zip = new yazl.ZipFile()
+  const output = zip.outputStream as Readable
+  zip.on('error', (error: Error) => output.destroy(error))
+  zip.addBuffer(META, 'meta', { compress: false })
+  zip.addBuffer(Buffer.from(collection.buffer, collection.byteOffset, collection.byteLength), 'collection.anki21')
+  zip.addBuffer(Buffer.from(dummy.buffer, dummy.byteOffset, dummy.byteLength), 'collection.anki2')
+  const map: Record<string, string> = {}
+  media.forEach((record, index) => {
+    map[index] = mediaFileName(record.sha256, record.contentType)
+    zip.addReadStreamLazy(String(index), { size: record.bytes, compress: false }, (done) => {
+      done(null, files.openDownload(record.fileId, { start: 0, end: record.bytes }))
+    })
+  })
+  zip.addBuffer(Buffer.from(JSON.stringify(map)), 'media')
+  zip.end()
+  return output
+}
+
+export type AnkiExportService = ReturnType<typeof ankiExportService>
