@@ -19,13 +19,16 @@
 //    a 5 MB upload, a 100-card deck of images), each on a database of its own.
 // 6. Fitting FSRS parameters (optimize-schedule) to a log of 100,000 reviews,
 //    on a database of its own, and other users' get-today-cards meanwhile.
+// 7. search-cards on an account of 200,000 cards (the quota), on a database
+//    of its own, and its first search after the upgrade that brought search.
 //
-// 7. import-anki of a generated collection of 100,000 cards and 1,000,000
+// 8. import-anki of a generated collection of 100,000 cards and 1,000,000
 //    review rows (written with sql.js here), on a database of its own, with
 //    other users' get-today-cards meanwhile and the service's memory sampled.
 //
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
-// (or import) runs step 6 (or 7) alone and prints its rows, writing no report. With MONGODB_URL
+// runs step 6 alone and prints its rows, writing no report; BENCH_ONLY=search
+// step 7 and BENCH_ONLY=import step 8, each writing its section. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
 // embedded SecantusDB; DATABASE_CACHE_SIZE sizes the embedded database's cache
 // as it does for `npm start`.
@@ -53,6 +56,7 @@ import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigur
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
 import { IMPORT_CARDS, IMPORT_REVLOG, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
+import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { explainTable, resultsTable, writeReport, writeSection, type ResultRow } from './bench/report.js'
@@ -543,6 +547,74 @@ function mediaRows (run: MediaRun | string): ResultRow[] {
   return rows
 }
 
+const UPGRADE_SEARCHES = 2
+
+/** search-cards on an account at the card quota, on a database of its own (scripts/bench/search.ts). */
+async function measureSearchRun (): Promise<SearchFigures | string> {
+  progress(`search-cards on an account of ${SEARCH_CARDS.toLocaleString('en')} cards, on a database of its own`)
+  const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-search-'))
+  const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
+  const name = `flashcard_bench_search_${randomBytes(4).toString('hex')}`
+  const database = await openDatabase(dataDir, name)
+  const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  try {
+    const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
+    const closeApp = onCleanup('close the app that made the search data', () => app.close())
+    await app.ready()
+    const started = performance.now()
+    const queries = await seedSearch(app, (line) => progress(`  ${line}`))
+    progress(`  made through create-flashcard in ${((performance.now() - started) / 1000).toFixed(0)} s; the queries: ${JSON.stringify(queries)}`)
+    const firstAfterUpgrade = await timeFirstSearchAfterUpgrade(app, database.db, queries, UPGRADE_SEARCHES)
+    progress(`  the first search after the upgrade (its pages made): ${firstAfterUpgrade.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`)
+    await closeApp()
+    if (MONGODB_URL === undefined) await database.close()
+    const service = await startMeasuredService(dataDir, name, 'service for search')
+    const measured = await measureSearch(service.origin, queries, SAMPLES, WARMUP)
+    await service.stop()
+    for (const [label, timed] of [['rare', measured.rare], ['common', measured.common], ['pair', measured.pair], ['none', measured.none]] as const) {
+      progress(`  ${label}: median ${percentile(timed.samples, 0.5).toFixed(1)} ms, p90 ${percentile(timed.samples, 0.9).toFixed(1)} ms`)
+    }
+    return { ...measured, firstAfterUpgrade }
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropDatabase()
+    await database.close()
+    await removeDir()
+  }
+}
+
+function searchRows (figures: SearchFigures | string): ResultRow[] {
+  const size = `${SEARCH_CARDS.toLocaleString('en')}-card account`
+  if (typeof figures === 'string') return [{ operation: `search-cards, ${size}`, median: 'failed', p90: '', bar: '<= 100 ms', met: 'no' }]
+  const row = (what: string, timed: { samples: number[] }): ResultRow => {
+    const p90 = percentile(timed.samples, 0.9)
+    return {
+      operation: `search-cards, ${size}: ${what}`,
+      median: `${percentile(timed.samples, 0.5).toFixed(1)} ms`,
+      p90: `${p90.toFixed(1)} ms`,
+      bar: '<= 100 ms',
+      met: p90 <= 100 ? 'yes' : 'no'
+    }
+  }
+  const { queries } = figures
+  return [
+    row(`a word on ${queries.rare.cards} cards, all found`, figures.rare),
+    row(`a word on ${queries.common.cards.toLocaleString('en')} cards, the first 50`, figures.common),
+    row(`two words together on ${queries.pair.cards} cards, each on about ${(SEARCH_CARDS / 50).toLocaleString('en')}: the first 50`, figures.pair),
+    row('a word on no card', figures.none),
+    {
+      operation: `search-cards, ${size} from before search: its first search, which makes its search pages from every card (in the benchmark's process; ${figures.firstAfterUpgrade.length} runs, the slowest in the next column)`,
+      median: `${(median(figures.firstAfterUpgrade) / 1000).toFixed(1)} s`,
+      p90: `(${(Math.max(...figures.firstAfterUpgrade) / 1000).toFixed(1)} s)`,
+      bar: '',
+      met: ''
+    }
+  ]
+}
+
 const MEASURED_FITS = 3
 
 /** Fits of a 100,000-review log through HTTP, on a database of their own, with other users reading their cards meanwhile. */
@@ -889,6 +961,22 @@ function dataDescription (marker: Marker): string {
 // ---- the run
 
 async function main (): Promise<void> {
+  if (process.env.BENCH_ONLY === 'search') {
+    const date = new Date()
+    const lines = [
+      `Written by \`BENCH_ONLY=search npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
+      `Machine: ${machine()}`,
+      `Database: ${await databaseDescription()}`,
+      `Data: one account of ${SEARCH_CARDS.toLocaleString('en')} cards (the card quota), made by 200 create-flashcard requests of 1,000 cards in 40 folders, ` +
+        'on a database of its own; each card a front of 2 to 4 words and a back of 8 to 16, drawn from 8,000 made-up words with accents, a few words on many cards and most on few.',
+      `Method: through HTTP from a separate client process to the service as \`npm start\` runs it, ${WARMUP} requests to warm up then ${SAMPLES} measured, the four searches taking turns; ` +
+        'the first search after the upgrade in the benchmark\'s process, the account marked as the start-up migration marks it.'
+    ]
+    const rows = searchRows(await measureSearchRun())
+    await writeSection(REPORT, 'search-cards', lines, rows)
+    console.log(`\n${resultsTable(rows)}\n`)
+    return
+  }
   if (process.env.BENCH_ONLY === 'fitting') {
     const rows = fittingRows(await measureFittingRun())
     console.log(`\n${resultsTable(rows)}\n`)
@@ -896,16 +984,17 @@ async function main (): Promise<void> {
   }
   if (process.env.BENCH_ONLY === 'import') {
     const date = new Date()
-    const machineLine = machine()
-    const database = await databaseDescription()
+    const lines = [
+      `Written by \`BENCH_ONLY=import npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
+      `Machine: ${machine()}`,
+      `Database: ${await databaseDescription()}`,
+      'Method: the package written with sql.js by the benchmark (scripts/bench/anki-package.ts), sent to the service as `npm start` runs it on a database of its own, ' +
+        'get-import-status read every 250 ms until done, the service\'s VmRSS read meanwhile; two other users\' get-today-cards every 50 ms each throughout, ' +
+        'then as long again (at most 20 s) without the import.'
+    ]
     const rows = importRows(await measureImportRun())
+    await writeSection(REPORT, 'Importing from Anki', lines, rows)
     console.log(`\n${resultsTable(rows)}\n`)
-    await writeSection(REPORT, 'Importing from Anki', `Written by \`BENCH_ONLY=import npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; ` +
-      `a whole run puts these rows in the table above instead.\n\n- Machine: ${machineLine}\n- Database: ${database}\n` +
-      `- Method: the package written with sql.js by the benchmark (scripts/bench/anki-package.ts), sent to the service as \`npm start\` runs it on a database of its own, ` +
-      'get-import-status read every 250 ms until done, the service\'s VmRSS read meanwhile; two other users\' get-today-cards every 50 ms each throughout, ' +
-      `then as long again (at most 20 s) without the import.\n\n${resultsTable(rows)}`)
-    progress(`Written to ${REPORT}`)
     return
   }
   const date = new Date()
@@ -919,9 +1008,10 @@ async function main (): Promise<void> {
   const libraries = await measureLibraries()
   const media = await measureMediaRun()
   const fitting = await measureFittingRun()
+  const search = await measureSearchRun()
   const imported = await measureImportRun()
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...importRows(imported)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

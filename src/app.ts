@@ -34,6 +34,7 @@ import type { MediaUrl } from './services/context.js'
 import schedule from './routes/schedule.js'
 import cardStates from './routes/card-states.js'
 import studySession from './routes/study-session.js'
+import search from './routes/search.js'
 import { commonErrors } from './schemas/common.js'
 import { createServices, type Services } from './services/index.js'
 import { DEFAULT_FITTING_SETTINGS, type FittingSettings } from './services/schedule.js'
@@ -159,6 +160,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(study)
     await api.register(cardStates)
     await api.register(studySession)
+    await api.register(search)
     await api.register(goals)
     await api.register(progress)
     await api.register(media)

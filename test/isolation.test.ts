@@ -52,6 +52,16 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'preview-review', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
   { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
   { operation: 'preview-review', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
+  ...['suspend-card', 'unsuspend-card', 'bury-card', 'unbury-card', 'flag-card'].flatMap((operation) => {
+    const flag = operation === 'flag-card' ? { flag: 2 } : {}
+    return [
+      { operation, body: (_: Library, theirs: Library) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID, ...flag }) },
+      { operation, body: (mine: Library, theirs: Library) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID, ...flag }) },
+      { operation, body: (mine: Library, theirs: Library) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, ...flag }) }
+    ]
+  }),
+  { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
+  { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
   { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) },

@@ -1,6 +1,6 @@
 // The benchmark's output: one table of results against the bars, the plans of
 // the hot queries, and docs/performance.md holding both (rewritten each run).
-import { writeFile, mkdir, readFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { concernOf, type ExplainRow } from './explain.js'
 
@@ -82,6 +82,8 @@ in \`scripts/bench/data.ts\` changes or it grows too old); later runs start the 
 \`BENCH_SAMPLES\` (requests per operation, default 30) and \`BENCH_LOAD_SECONDS\` (length of the
 20-connection run, default 10) tune a run; with \`MONGODB_URL\` (a replica set) the data is built in a
 database there instead; \`DATABASE_CACHE_SIZE\` is the embedded database's cache, as for \`npm start\`.
+\`BENCH_ONLY=search\` measures search-cards alone and writes its rows in a section of their own,
+above this one, leaving the rest of this file as it is.
 
 ## The hot queries' plans
 
@@ -99,19 +101,19 @@ ${explainTable(report.explain)}
 }
 
 /**
- * Writes one section (`## heading` up to the next `## `) into the report, in place of the one
- * there or at its end: what a run of one step (BENCH_ONLY) measured, beside the last whole run's.
+ * Writes the rows of one step measured alone into a section of `path` of its
+ * own, headed `title`, above "How to reproduce": one already there is replaced,
+ * the rest of the file left as the last full run wrote it.
  */
-export async function writeSection (path: string, heading: string, body: string): Promise<void> {
-  const current = await readFile(path, 'utf8').catch(() => '# Performance\n')
-  const section = `## ${heading}\n\n${body.trim()}\n`
-  const start = current.indexOf(`\n## ${heading}\n`)
-  let text: string
-  if (start === -1) {
-    text = `${current.trimEnd()}\n\n${section}`
-  } else {
-    const next = current.indexOf('\n## ', start + 1)
-    text = `${current.slice(0, start + 1)}${section}${next === -1 ? '' : `\n${current.slice(next + 1)}`}`
+export async function writeSection (path: string, title: string, lines: readonly string[], rows: readonly ResultRow[]): Promise<void> {
+  const section = `## ${title}\n\n${lines.map((line) => `- ${line}`).join('\n')}\n\n${resultsTable(rows)}\n\n`
+  let text = await readFile(path, 'utf8')
+  const start = text.indexOf(`## ${title}`)
+  if (start !== -1) {
+    const next = text.indexOf('\n## ', start + 3)
+    text = text.slice(0, start) + text.slice(next === -1 ? text.length : next + 1)
   }
+  const before = text.indexOf('## How to reproduce')
+  text = before === -1 ? `${text}\n${section}` : text.slice(0, before) + section + text.slice(before)
   await writeFile(path, text)
 }

@@ -23,3 +23,8 @@ export const MAX_TREE_BYTES = 8 * 1024 * 1024
  * and the study page type-checks against those schemas without Node's types.
  */
 export const MIN_PASSWORD_LENGTH = 8
+
+/** search-cards: the characters of a query, and the cards one search answers by default and at most */
+export const MAX_SEARCH_QUERY = 200
+export const DEFAULT_SEARCH_RESULTS = 50
+export const MAX_SEARCH_RESULTS = 200

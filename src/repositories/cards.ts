@@ -4,6 +4,8 @@ import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.
 import { oneBatch } from './batches.js'
 import type { TextFormat } from '../domain/card-content.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
+import { searchTextOf } from '../domain/search-text.js'
+import { searchPagesRepository } from './search-pages.js'
 
 /** A card's text as written, and what is rendered from it when it is written. */
 export interface CardContent {
@@ -159,8 +161,15 @@ async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
   return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
 }
 
+/**
+ * The user's cards. Every write of a card's text (insertMany, setContents,
+ * removeCards, removeByFlashcards) also keeps the search pages in step
+ * (search-pages.ts), in the same session: whatever writes cards, the text
+ * searches read is the text the cards hold.
+ */
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
+  const search = searchPagesRepository(db, session)
   const inSession = { session }
 
   /**
@@ -180,18 +189,31 @@ export function cardsRepository (db: Db, session?: ClientSession) {
   }
   return {
     async insertMany (documents: CardDocument[]): Promise<void> {
-      if (documents.length > 0) await cards.insertMany(documents, { ordered: true, session })
+      if (documents.length === 0) return
+      await cards.insertMany(documents, { ordered: true, session })
+      // the pages of each flashcard the cards are added to
+      const byFlashcard = new Map<string, CardDocument[]>()
+      for (const card of documents) {
+        const added = byFlashcard.get(card.flashcardID)
+        if (added === undefined) byFlashcard.set(card.flashcardID, [card])
+        else added.push(card)
+      }
+      for (const [flashcardID, added] of byFlashcard) {
+        await search.add(added[0]?.userID ?? '', flashcardID, added.map((card) => ({ cardID: card._id, text: searchTextOf(card) })))
+      }
     },
 
     /** Removes every card of the flashcards asked for; how many there were. Index user_flashcard. */
     async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
       if (flashcardIDs.length === 0) return 0
+      await search.removeFlashcards(userID, flashcardIDs)
       return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)).deletedCount
     },
 
     /** Removes the cards asked for from one flashcard; how many there were. */
     async removeCards (userID: string, flashcardID: string, cardIDs: readonly string[]): Promise<number> {
       if (cardIDs.length === 0) return 0
+      await search.remove(userID, flashcardID, cardIDs)
       return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } }, inSession)).deletedCount
     },
 
@@ -213,6 +235,13 @@ export function cardsRepository (db: Db, session?: ClientSession) {
           }
         }
       }), { ordered: true, session })
+      // a card of a cloze note is found by its answer side, which its number decides
+      const numbers = await cards.find({ _id: { $in: changes.map((change) => change.cardID) }, userID, flashcardID }, { projection: { clozeNumber: 1 }, session }).toArray()
+      const clozeNumber = new Map(numbers.map((card) => [card._id, card.clozeNumber]))
+      await search.setTexts(userID, flashcardID, changes.map(({ cardID, content }) => {
+        const number = clozeNumber.get(cardID)
+        return { cardID, text: searchTextOf(number === undefined ? content : { ...content, clozeNumber: number }) }
+      }))
     },
 
     /** The cards of one cloze note, by number. Index user_flashcard, then the note. */
@@ -432,6 +461,12 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     withContentByIds (userID: string, cardIDs: readonly string[]): Promise<StudyCard[]> {
       if (cardIDs.length === 0) return Promise.resolve([])
       return cards.find({ _id: { $in: [...cardIDs] }, userID }, { projection: STUDY_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray()
+    },
+
+    /** The ids of one flashcard's cards, in no order. Index user_flashcard. */
+    async idsOfFlashcard (userID: string, flashcardID: string): Promise<string[]> {
+      const found = await cards.find({ userID, flashcardID }, { projection: { _id: 1 }, session }).toArray()
+      return found.map((card) => card._id)
     },
 
     /** How many cards each of the user's flashcards holds (those with none are absent). Index user_flashcard. */

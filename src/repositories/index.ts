@@ -10,6 +10,7 @@ import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 import { mediaRepository, type MediaRepository } from './media.js'
 import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
 import { importsRepository, type ImportsRepository } from './imports.js'
+import { searchPagesRepository, type SearchPagesRepository } from './search-pages.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
@@ -23,6 +24,8 @@ export interface Repositories {
   userData: UserDataRepository
   /** media records, their GridFS files, and the files no record holds */
   media: MediaRepository
+  /** the cards' searchable text (kept by cards' own writes; read by search) */
+  searchPages: SearchPagesRepository
   /** counters shared by every instance; never part of a transaction */
   attempts: AttemptsRepository
   /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
@@ -51,6 +54,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),
     media: mediaRepository(db, session),
+    searchPages: searchPagesRepository(db, session),
     attempts: attemptsRepository(db),
     fitLeases: fitLeasesRepository(db),
     imports: importsRepository(db, session)

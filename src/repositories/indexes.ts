@@ -54,6 +54,11 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   importUpdates: [
     { key: { importID: 1 }, name: 'import' }
   ],
+  // the cards' searchable text, many cards to a page: a search reads the user's pages (the userID prefix);
+  // adding cards to a flashcard finds the page that takes more without reading the full ones
+  searchPages: [
+    { key: { userID: 1, flashcardID: 1, open: 1 }, name: 'user_flashcard_open' }
+  ],
   // login and register attempt counters: removed an hour after their window closes
   attempts: [
     { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }

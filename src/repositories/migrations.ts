@@ -4,6 +4,7 @@ import { nodeCount, RECOVERED_FOLDER, treeFromNodes, type ParentLinkedNode } fro
 import { activityId, type DayActivityDocument } from './activity.js'
 import type { TreeDocument } from './trees.js'
 import { queueStartsFromCards } from './migrations/queue-starts.js'
+import { searchPagesPending } from './migrations/search-pages.js'
 
 interface MigrationDocument { _id: string, doneAt: Date }
 
@@ -103,7 +104,8 @@ const MIGRATIONS: Array<{ name: string, run: (db: Db, log: (message: string) => 
       })
     }
   },
-  queueStartsFromCards
+  queueStartsFromCards,
+  searchPagesPending
 ]
 
 /** Sends the writes a thousand to a bulk write, in any order. */

@@ -41,6 +41,8 @@ export interface UserDocument extends UserSettings {
   scheduleFit?: FitReport
   /** the earliest instant a buried card of the account comes back (domain/card-states.ts); absent when none is buried */
   buriedUntil?: Date
+  /** the account's cards were written before search, and their search pages are still to be made (services/search.ts) */
+  searchPending?: boolean
   createdAt: Date
 }
 
@@ -260,6 +262,11 @@ export function usersRepository (db: Db, session?: ClientSession) {
         ...placed,
         ...(next === null ? { $unset: { buriedUntil: '' } } : { $set: { buriedUntil: next } })
       }, after)
+    },
+
+    /** The account's search pages are made: searches read them from now on. */
+    async searchPagesMade (userID: string): Promise<void> {
+      await users.updateOne({ _id: userID }, { $unset: { searchPending: '' } }, inSession)
     },
 
     findById (userID: string): Promise<UserDocument | null> {

@@ -12,6 +12,7 @@ import { transferService } from './transfer.js'
 import { ankiImportService, type ImportRuntime, type ImportSettings } from './anki-import.js'
 import { cardStatesService } from './card-states.js'
 import { studyQueueService } from './study-queue.js'
+import { searchService } from './search.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -29,6 +30,7 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     study: studyService(context),
     studyQueue: studyQueueService(context),
     cardStates: cardStatesService(context),
+    search: searchService(context),
     goals: goalsService(context),
     stats: statsService(context),
     media,

@@ -2,10 +2,12 @@
 // rich cards (test/study-page-rich.test.ts, test/study-page-xss.test.ts): what the page
 // logs, the policy violations it reports, and every request it makes that leaves this
 // origin, kept for the test to check; and real files a browser can decode.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { crc32, deflateSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
+import type { AppConfig } from '../../src/app.js'
 import { buildTestApp, expectOk, post } from './app.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
@@ -42,10 +44,11 @@ export interface StudyPage {
 interface PageWindow { cspViolations?: string[] }
 
 /** The service on a port of its own, and the study page open in Chromium, signed in as a new user, at the library. */
-export async function openStudyPage (t: Teardown, testFile: string): Promise<StudyPage> {
+export async function openStudyPage (t: Teardown, testFile: string, overrides: Partial<AppConfig> = {}): Promise<StudyPage> {
   // load shedding off, as in test/limits.test.ts: a busy machine must not answer this test 503
   const app = await buildTestApp(t, testFile, {
-    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 }
+    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 },
+    ...overrides
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
@@ -207,4 +210,24 @@ export function tone (seconds = 1): Buffer {
   header.write('data', 36, 'latin1')
   header.writeUInt32LE(data.length, 40)
   return Buffer.concat([header, data])
+}
+
+/** axe-core's script, run in the page to check it as assistive technology meets it. */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/**
+ * axe-core's violations of impact serious or critical on the page as it is now, each as
+ * "rule: the elements": none is the bar. The script is run through the debugging
+ * protocol, which the page's Content-Security-Policy does not govern.
+ */
+export async function seriousAxeViolations (page: Page): Promise<string[]> {
+  await page.evaluate(AXE)
+  return await page.evaluate(async () => {
+    interface AxeResult { violations: Array<{ id: string, impact?: string | null, nodes: Array<{ target: unknown[] }> }> }
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<AxeResult> } }).axe
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.nodes.slice(0, 5).map((node) => node.target.join(' ')).join(', ')}`)
+  })
 }

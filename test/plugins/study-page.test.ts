@@ -60,3 +60,35 @@ test('the page takes only types from the server: its bundle is web/src alone', a
   t.ok(modules.includes('web/src/api-types.ts'), 'the bundle is the page\'s, its wire types included')
   t.same(modules.filter((module) => !module.startsWith('web/src/')), [], 'no module from src/ or node_modules')
 })
+
+test('the installable app: a manifest, its icons and a service worker at the root, allowed by the page\'s policy', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const page = await app.inject({ method: 'GET', url: '/' })
+  const policy = String(page.headers['content-security-policy'])
+  t.match(policy, /worker-src 'self'(;|$)/, 'the page may register its service worker from this origin')
+  t.match(policy, /manifest-src 'self'(;|$)/, 'and read its manifest')
+  t.match(page.body, /<link rel="manifest" href="\/manifest\.webmanifest">/, 'the page names its manifest')
+
+  const manifest = await app.inject({ method: 'GET', url: '/manifest.webmanifest' })
+  t.equal(manifest.statusCode, 200)
+  t.match(manifest.headers['content-type'], /^application\/manifest\+json/)
+  const read = manifest.json<{ start_url: string, scope: string, display: string, icons: Array<{ src: string, sizes: string, type: string }> }>()
+  t.equal(read.scope, '/', 'the whole page is the app')
+  t.equal(read.display, 'standalone')
+  for (const icon of read.icons) {
+    const file = await app.inject({ method: 'GET', url: icon.src })
+    t.equal(file.statusCode, 200, `${icon.src} is served`)
+    t.equal(file.headers['content-type'], 'image/png')
+    const [width, height] = [file.rawPayload.readUInt32BE(16), file.rawPayload.readUInt32BE(20)]
+    t.equal(`${width}x${height}`, icon.sizes, `${icon.src} is as large as the manifest says`)
+  }
+  t.equal((await app.inject({ method: 'GET', url: '/icons/..%2Fapp.css' })).statusCode, 404, 'the icons\' route serves its icons only')
+  t.equal((await app.inject({ method: 'GET', url: '/icons/other.png' })).statusCode, 404)
+
+  const worker = await app.inject({ method: 'GET', url: '/sw.js' })
+  t.equal(worker.statusCode, 200)
+  t.match(worker.headers['content-type'], /^text\/javascript/)
+  t.equal(worker.headers['cache-control'], 'no-cache', 'a new service worker is seen at once')
+  t.match(worker.body, /addEventListener\("fetch"/, 'it serves the page\'s requests')
+  t.notMatch(worker.body, /^import |require\(/m, 'one self-contained script')
+})

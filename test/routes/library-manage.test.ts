@@ -321,8 +321,9 @@ test('get-flashcard answers its name, description, folder and cards, in creation
   t.match(flashcard, { flashcardID, flashcardName: 'Verbs', description: 'common verbs', folder: ['Languages', 'Spanish'] })
   t.strictSame(flashcard.cards.map((card) => card.cardID), cardIDs, 'in creation order')
   t.strictSame(flashcard.cards[0], {
-    cardID: cardIDs[0], front: 'ser', back: 'to be', format: 'text', frontHtml: 'ser', backHtml: 'to be', review_status: '0.0', last_review: '04/05/2026', due: NOW.toISOString()
-  })
+    cardID: cardIDs[0], front: 'ser', back: 'to be', format: 'text', frontHtml: 'ser', backHtml: 'to be', review_status: '0.0', last_review: '04/05/2026', due: NOW.toISOString(),
+    suspended: 'false', flag: '0'
+  }, 'its content, schedule and standing')
   t.match(flashcard.cards[1], { cardID: cardIDs[1], front: 'tener', back: '', review_status: /^0\.[1-9]$/, last_review: '04/05/2026' })
   t.ok(Date.parse(flashcard.cards[1]?.due ?? '') > NOW.getTime())
 

@@ -15,6 +15,9 @@ import type * as media from '../../src/schemas/media.js'
 import type * as progress from '../../src/schemas/progress.js'
 import type * as schedule from '../../src/schemas/schedule.js'
 import type * as study from '../../src/schemas/study.js'
+import type * as studySession from '../../src/schemas/study-session.js'
+import type * as cardStates from '../../src/schemas/card-states.js'
+import type * as search from '../../src/schemas/search.js'
 import type * as transfer from '../../src/schemas/transfer.js'
 
 /** What the page sends: the schema's body less jwtToken, which callApi adds (api.ts). */
@@ -76,6 +79,8 @@ export type UploadedMedia = Static<typeof media.UploadedMedia>
 export type UploadField = keyof Static<typeof media.UploadMediaForm>
 
 export type ReviewAnswer = Static<typeof study.ReviewAnswer>
+/** A card of get-study-queue: where it is, which count it is in, and the card as get-flashcard shows it. */
+export type StudyQueueCard = Static<typeof studySession.StudyQueueCard>
 export type ReviewPreview = Static<typeof study.ReviewPreview>
 /** The card as it is again once its latest review is taken back, and the flashcard holding it. */
 export type UndoneReview = Static<typeof progress.UndoneReview>
@@ -121,6 +126,13 @@ export interface Operations {
   'preview-review': Op<typeof study.PreviewReviewBody, typeof study.ReviewPreview>
   'review-card': Op<typeof study.ReviewCardBody, typeof study.ReviewAnswer>
   'undo-review': Op<typeof progress.UndoReviewBody, typeof progress.UndoneReview>
+  'search-cards': Op<typeof search.SearchCardsBody, typeof search.FoundCards>
+  'get-study-queue': Op<typeof studySession.StudyQueueBody, typeof studySession.StudyQueue>
+  'suspend-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
+  'unsuspend-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
+  'bury-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
+  'unbury-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
+  'flag-card': Op<typeof cardStates.FlagCardBody, typeof manage.CardDetails>
 
   'update-goal-status': Op<typeof goals.UpdateGoalStatusBody, typeof goals.GoalMap>
   'create-goal': Op<typeof goals.CreateGoalBody, typeof goals.CreatedGoal>

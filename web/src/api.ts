@@ -32,6 +32,30 @@ const PUBLIC_OPERATIONS: ReadonlySet<Operation> = new Set(['register', 'login'])
 
 let sessionEnded: (message: string) => void = () => {}
 
+/**
+ * Whether the service answered the latest request at all. navigator.onLine alone is not
+ * enough: it says only that the device has some network, and a page opened offline from
+ * its service worker can start out believing it is online.
+ */
+let reachable = true
+const reachabilityListeners = new Set<(reachable: boolean) => void>()
+
+/** True while the device has a network and the service answered the latest request. */
+export function serviceReachable (): boolean {
+  return reachable && navigator.onLine
+}
+
+/** Calls `listener` whenever the service starts or stops answering. */
+export function onReachabilityChange (listener: (reachable: boolean) => void): void {
+  reachabilityListeners.add(listener)
+}
+
+function heardFromService (answered: boolean): void {
+  if (reachable === answered) return
+  reachable = answered
+  for (const listener of reachabilityListeners) listener(answered)
+}
+
 /** Called once by main.ts: what to do when the service refuses the stored token. */
 export function onSessionEnded (handler: (message: string) => void): void {
   sessionEnded = handler
@@ -81,8 +105,11 @@ function storedToken (): string {
 
 async function send (operation: Operation | 'upload-media', init: RequestInit): Promise<Response> {
   try {
-    return await fetch(`/api/${operation}`, init)
+    const response = await fetch(`/api/${operation}`, init)
+    heardFromService(true)
+    return response
   } catch {
+    heardFromService(false)
     throw new ApiError('network_failure', 'Could not reach the service. Check your connection and try again.')
   }
 }
@@ -111,7 +138,16 @@ async function readAnswer (operation: Operation | 'upload-media', response: Resp
   // the service says how long to wait when it is too busy or a client asks too often
   const retryAfter = response.headers.get('retry-after')
   const wait = retryAfter === null ? '' : ` Try again in ${retryAfter} s.`
-  throw new ApiError(code, `${said ?? `The service answered ${response.status} ${response.statusText}`.trim()}${wait}`)
+  throw new ApiError(code, `${said === null ? `The service answered ${response.status} ${response.statusText}`.trim() : inPageWords(said)}${wait}`)
+}
+
+/**
+ * The service's sentence in the page's words: what the API calls a flashcard (a set of
+ * cards) is a deck on the page (docs/api.md says so). Field and operation names
+ * (flashcardID, move-flashcard-set) are left as they are.
+ */
+export function inPageWords (said: string): string {
+  return said.replace(/(?<![\w-])(F|f)lashcard(s?)(?![\w-])/g, (_word, initial: string, many: string) => `${initial === 'F' ? 'D' : 'd'}eck${many}`)
 }
 
 /** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */

@@ -61,10 +61,30 @@ export function fromServiceDate (value: string): CalendarDay | null {
   return match === null ? null : { year: Number(match[3]), month: Number(match[2]), day: Number(match[1]) }
 }
 
-/** Month names as the page writes them, whatever the browser's language. */
-export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-
-/** "5 Mar 2026": a day as people read it, whatever the browser's language. */
-export function readableDate (day: CalendarDay): string {
-  return `${day.day} ${MONTHS[day.month - 1] ?? ''} ${day.year}`
+/**
+ * A day as the page writes it everywhere: in the user's own format, the one their
+ * browser's date picker shows too (12/02/2026 in the US, 02/12/2026 in Britain,
+ * 2.12.2026 in Germany). The service's DD/MM/YYYY is only for the wire.
+ */
+export function localDate (day: CalendarDay): string {
+  return DAY_FORMAT.format(Date.UTC(day.year, day.month - 1, day.day))
 }
+
+/** An instant (an ISO-8601 time of the service), as the day it falls on for the user, in the same format. */
+export function localDateOfInstant (iso: string, timezone?: string): string {
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...DAY_PARTS, timeZone: timezone }).format(new Date(iso))
+  } catch {
+    return new Intl.DateTimeFormat(undefined, DAY_PARTS).format(new Date(iso))
+  }
+}
+
+/** "Mar", in the user's language: the month row of the heatmap. */
+export function monthName (month: number): string {
+  return MONTH_FORMAT.format(Date.UTC(2000, month - 1, 1))
+}
+
+const DAY_PARTS: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit' }
+// a calendar day held as midnight UTC is written in UTC, so no time zone moves it to another day
+const DAY_FORMAT = new Intl.DateTimeFormat(undefined, { ...DAY_PARTS, timeZone: 'UTC' })
+const MONTH_FORMAT = new Intl.DateTimeFormat(undefined, { month: 'short', timeZone: 'UTC' })

@@ -11,6 +11,9 @@ export interface FolderEntry {
   flashcards: FlashcardEntry[]
   /** cards in this folder and every folder below it */
   cardCount: number
+  /** what studying it today would give: cards due, and new cards (get-library, within the daily limits) */
+  due: number
+  new: number
 }
 
 export interface FlashcardEntry {
@@ -19,6 +22,8 @@ export interface FlashcardEntry {
   /** the folder holding it */
   folderID: string
   cardCount: number
+  due: number
+  new: number
 }
 
 /** The top-level folders of get-library's answer, each with everything below it. */
@@ -33,10 +38,12 @@ function readFolder (outline: OutlineFolder, above: string[]): FolderEntry {
     flashcardID: flashcard.flashcardID,
     flashcardName: flashcard.flashcardName,
     folderID: outline.folderID,
-    cardCount: Number(flashcard.cards)
+    cardCount: Number(flashcard.cards),
+    due: Number(flashcard.due),
+    new: Number(flashcard.new)
   })).sort((a, b) => collator.compare(a.flashcardName, b.flashcardName))
   const cardCount = [...folders, ...flashcards].reduce((sum, entry) => sum + entry.cardCount, 0)
-  return { folderID: outline.folderID, name: outline.name, path, folders, flashcards, cardCount }
+  return { folderID: outline.folderID, name: outline.name, path, folders, flashcards, cardCount, due: Number(outline.due), new: Number(outline.new) }
 }
 
 // the service keeps the order things were made in; a user looks names up alphabetically

@@ -1,7 +1,10 @@
 // The study app: one page, one screen at a time, chosen by the address's #/fragment
 // so that the browser's back button and a reload keep the user where they were.
-import { onSessionEnded } from './api.js'
-import { clearError, showError, showNotice } from './messages.js'
+import { onReachabilityChange, onSessionEnded } from './api.js'
+import { plural } from './dom.js'
+import { clearError, showError, showNotice, watchActions } from './messages.js'
+import { forgetEverything } from './offline-store.js'
+import { announce, sendWaitingAnswers, watchSync, type SyncState } from './offline-sync.js'
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
 import { showLibrary } from './views/library.js'
 import { showLogin } from './views/login.js'
@@ -26,12 +29,14 @@ function element<T extends HTMLElement> (id: string): T {
 const screen = element<HTMLElement>('screen')
 const nav = element<HTMLElement>('main-nav')
 const logoutButton = element<HTMLButtonElement>('logout-button')
+const syncStatus = element<HTMLElement>('sync-status')
 
 /** Undoes what the screen on show set up outside its own elements. */
 let leaveScreen: (() => void) | undefined
 
 function screenName (): ScreenName {
-  const name = location.hash.replace(/^#\/?/, '')
+  // #/study/deck/<id>: the screen is the first part, the rest is the screen's own
+  const name = location.hash.replace(/^#\/?/, '').split('/')[0] ?? ''
   return Object.hasOwn(SCREENS, name) ? name as ScreenName : 'library'
 }
 
@@ -79,13 +84,59 @@ function signOut (notice: string): void {
   forgetSession()
   showSignedOut()
   showNotice(notice)
+  // what the page kept to study offline goes with the session: nothing of the user's stays here
+  forgetEverything().catch(() => {}).finally(() => { void announce() })
 }
 
-// the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
-logoutButton.addEventListener('click', () => { signOut('You are logged out.') })
+/** The state last heard: answers still waiting make logging out ask first. */
+let sync: SyncState = { online: true, waiting: 0, conflicts: 0, sending: false }
+/** True once the learner has been told that logging out now loses answers waiting. */
+let warnedOfLoss = false
 
+// the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
+logoutButton.addEventListener('click', () => {
+  const unsent = sync.waiting + sync.conflicts
+  if (unsent > 0 && !warnedOfLoss) {
+    warnedOfLoss = true
+    showError(`${plural(unsent, 'answer')} given offline ${unsent === 1 ? 'has' : 'have'} not reached the service yet, and logging out removes ${unsent === 1 ? 'it' : 'them'} from this browser. ` +
+      `Go online and wait for ${unsent === 1 ? 'it' : 'them'} to be sent, or press Log out again to log out anyway.`, logoutButton)
+    return
+  }
+  warnedOfLoss = false
+  signOut('You are logged out.')
+})
+
+/** "Offline · 3 answers waiting": on every screen while offline or while answers wait. */
+function drawSyncStatus (state: SyncState): void {
+  sync = state
+  const parts: string[] = []
+  if (!state.online) parts.push('Offline')
+  if (state.waiting > 0) parts.push(`${plural(state.waiting, 'answer')} waiting`)
+  else if (!state.online) parts.push('answers you give are kept and sent later')
+  if (state.conflicts > 0) parts.push(`${plural(state.conflicts, 'answer')} to check in Study`)
+  const text = parts.join(' · ')
+  syncStatus.hidden = text === ''
+  if (syncStatus.textContent !== text) syncStatus.textContent = text
+  syncStatus.classList.toggle('sync-offline', !state.online)
+}
+
+watchActions()
+watchSync(drawSyncStatus)
+window.addEventListener('online', () => { void sendWaitingAnswers() })
+window.addEventListener('offline', () => { void announce() })
+onReachabilityChange((reachable) => {
+  if (reachable) void sendWaitingAnswers()
+  else void announce()
+})
+// the page opens without a network once visited, and can be installed as an app
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js').catch(() => {
+    // a browser that keeps no service worker (private modes) still has the page online
+  })
+}
 const storageWorks = tidyStorage()
 window.addEventListener('hashchange', () => { route(true) })
 route(false)
+void sendWaitingAnswers()
 // said after the first screen is drawn, since drawing a screen clears the message area
 if (!storageWorks) showError(STORAGE_BLOCKED)

@@ -1,13 +1,25 @@
-// Today's cards as a study queue: get-today-cards says which cards, get-flashcard
-// (once per flashcard) gives their texts.
+// Today's cards as a study queue: get-study-queue gives them, in order, with their texts;
+// get-flashcard reads one card again (an undo brings back a card the page may no longer hold).
 import { ApiError, callApi } from './api.js'
-import type { CardDetails, Flashcard, TextFormat, TreeFlashcard, TreeFolder } from './api-types.js'
+import type { CardDetails, Flashcard, TextFormat } from './api-types.js'
+
+/** Where a card stands in its learning, as Anki counts today's cards: new, learning (or relearning), review. */
+export type CardState = 'new' | 'learning' | 'review'
+
+/** The state a review_status says: "0.0" never reviewed, "0.N" at learning step N, "D.0" in review every D days. */
+export function stateOf (reviewStatus: string): CardState {
+  if (reviewStatus === '0.0') return 'new'
+  return reviewStatus.startsWith('0.') ? 'learning' : 'review'
+}
 
 export interface StudyCard {
   flashcardID: string
   flashcardName: string
   folder: string[]
   cardID: string
+  /** the sides as written (a cloze note's text and extra), for the card's editor */
+  front: string
+  back: string
   /** the sides to show, as the service rendered them (sanitized, media as signed addresses) */
   frontHtml: string
   backHtml: string
@@ -16,39 +28,38 @@ export interface StudyCard {
   cloze: boolean
   /** when the card is due (ms since the epoch); new cards are due from their creation */
   dueAt: number
+  /** where it stands now, for the counts of the study header */
+  state: CardState
+  /** Anki's flag: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple */
+  flag: number
   /**
    * The retry key of the answer being sent for this showing of the card. Made at the
    * first attempt and kept until the service confirms, so a retry after a lost answer
    * sends the same key and the service counts the review once.
    */
   reviewID?: string
+  /** true while an answer to this card given offline waits to be sent: the service's due for it is not known */
+  waitingOffline?: boolean
 }
 
-/** get-flashcard calls at once: the service serves a user 16 requests at a time */
-const PARALLEL_REQUESTS = 4
+/** What a sitting studies: the whole library, one folder with everything below it, or one deck. */
+export type StudyScope = { kind: 'all' } | { kind: 'folder', folderID: string } | { kind: 'deck', flashcardID: string }
 
-export async function loadTodayCards (): Promise<StudyCard[]> {
-  const flashcards = flashcardsIn(await callApi('get-today-cards', {}))
-  // a flashcard deleted between the two calls is simply not studied, nor are its cards
-  const details = await inBatches(flashcards, PARALLEL_REQUESTS, (flashcard) => unlessGone(callApi('get-flashcard', { flashcardID: flashcard.flashcardID })))
+export function sameScope (a: StudyScope, b: StudyScope): boolean {
+  if (a.kind === 'folder' && b.kind === 'folder') return a.folderID === b.folderID
+  if (a.kind === 'deck' && b.kind === 'deck') return a.flashcardID === b.flashcardID
+  return a.kind === b.kind
+}
 
-  const reviews: StudyCard[] = []
-  const newCards: StudyCard[] = []
-  flashcards.forEach((flashcard, index) => {
-    const detail = details[index]
-    if (detail === undefined) return
-    // today's cards of the flashcard; one deleted between the two calls is simply not studied
-    for (const card of detail.cards) {
-      const today = flashcard.cards[card.cardID]
-      if (today === undefined) continue
-      if (today.review_status === '0.0') newCards.push(studyCard(detail, card))
-      else reviews.push(studyCard(detail, card))
-    }
-  })
-  // as the service picks them: cards seen before, most overdue first, then new cards in
-  // creation order (a new card is due from its creation; the sort keeps ties in place)
-  const byDue = (a: StudyCard, b: StudyCard) => a.dueAt - b.dueAt
-  return [...reviews.sort(byDue), ...newCards.sort(byDue)]
+/**
+ * Today's cards of `scope` in the order to study them, with their content, from one
+ * get-study-queue: learning and review cards most overdue first, then new cards.
+ */
+export async function loadStudyQueue (scope: StudyScope): Promise<StudyCard[]> {
+  const queue = await callApi('get-study-queue', scope.kind === 'folder'
+    ? { folderID: scope.folderID }
+    : scope.kind === 'deck' ? { flashcardID: scope.flashcardID } : {})
+  return queue.cards.map((card) => ({ ...studyCard({ flashcardID: card.flashcardID, flashcardName: card.flashcardName, folder: card.folder }, card), state: card.queue }))
 }
 
 /**
@@ -71,43 +82,22 @@ async function unlessGone (request: Promise<Flashcard>): Promise<Flashcard | und
   }
 }
 
-function studyCard (flashcard: Flashcard, card: CardDetails): StudyCard {
+export function studyCard (flashcard: Pick<Flashcard, 'flashcardID' | 'flashcardName' | 'folder'>, card: CardDetails): StudyCard {
   return {
     flashcardID: flashcard.flashcardID,
     flashcardName: flashcard.flashcardName,
     folder: flashcard.folder,
     cardID: card.cardID,
+    front: card.front,
+    back: card.back,
     frontHtml: card.frontHtml,
     backHtml: card.backHtml,
     format: card.format,
     cloze: card.clozeNumber !== undefined,
-    dueAt: Date.parse(card.due)
+    dueAt: Date.parse(card.due),
+    state: stateOf(card.review_status),
+    flag: Number(card.flag)
   }
-}
-
-const FLASHCARD_MEMBERS = ['cards', 'flashcardID', 'flashcardName']
-
-/**
- * A flashcard of the published tree is an object with exactly the members cards,
- * flashcardID and flashcardName; any other object is a folder keyed by its name.
- */
-function isFlashcard (node: TreeFolder | TreeFlashcard): node is TreeFlashcard {
-  const members = Object.keys(node)
-  return members.length === FLASHCARD_MEMBERS.length && FLASHCARD_MEMBERS.every((name) => members.includes(name)) &&
-    typeof node.flashcardID === 'string'
-}
-
-/** Every flashcard of a published tree, however deep. */
-function flashcardsIn (folder: TreeFolder): TreeFlashcard[] {
-  return Object.values(folder).flatMap((child) => isFlashcard(child) ? [child] : flashcardsIn(child))
-}
-
-async function inBatches<T, R> (items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = []
-  for (let start = 0; start < items.length; start += size) {
-    results.push(...await Promise.all(items.slice(start, start + size).map(work)))
-  }
-  return results
 }
 
 /**

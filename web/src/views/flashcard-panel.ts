@@ -9,7 +9,7 @@ import { allFolders, pathText, type FlashcardEntry } from '../library-tree.js'
 import { showNotice } from '../messages.js'
 import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
-  type LibraryActions
+  studyLink, type LibraryActions
 } from './library-parts.js'
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
 
@@ -24,22 +24,23 @@ export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry,
   replaceChildren(panel, [heading, el('p', { class: 'loading' }, ['Loading its cards…'])])
   const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
   if (!isCurrent()) return
-  drawFlashcard(heading, flashcard, entry.folderID, actions)
+  drawFlashcard(heading, flashcard, entry.folderID, entry, actions)
 }
 
-function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, actions: LibraryActions): void {
+function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, today: { due: number, new: number }, actions: LibraryActions): void {
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
   heading.textContent = flashcard.flashcardName
   replaceAfter(heading, [
-    el('p', { class: 'panel-path' }, [`Flashcard in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
+    el('p', { class: 'panel-path' }, [`Deck in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
+    studyLink('deck', flashcard.flashcardID, today),
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
     section('Add a card', addCardForm(flashcard, actions), true),
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
     section('Export', exportForm(flashcard)),
-    section('Rename flashcard', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
-    section('Move flashcard', moveForm(flashcard, folderID, actions)),
-    el('div', { class: 'danger-zone' }, [confirmButton('Delete flashcard',
+    section('Rename deck', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
+    section('Move deck', moveForm(flashcard, folderID, actions)),
+    el('div', { class: 'danger-zone' }, [confirmButton('Delete deck',
       `Delete "${flashcard.flashcardName}" and its ${plural(flashcard.cards.length, 'card')}? Reviews already made still count.`,
       (yes) => {
         act(yes, async () => {
@@ -99,7 +100,8 @@ function renderedSide (label: string, html: string, format: TextFormat): HTMLEle
 }
 
 function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActions): HTMLElement {
-  const item = el('li', { class: 'card-item' })
+  // found by its id when a search result opens its deck
+  const item = el('li', { class: 'card-item', 'data-card-id': card.cardID, tabindex: -1 })
   /** Shows the card; after an edit (saved or not) the focus goes back to its Edit button. */
   const showCard = (focusEdit = false) => {
     const name = cardName(card)

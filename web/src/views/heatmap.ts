@@ -1,6 +1,6 @@
 // Reviews per day over the last year, one small cell a day, a column a week
 // (Monday at the top). Colours come from classes, so the page needs no inline style.
-import { MONTHS, addDays, readableDate, serviceDate, weekday, type CalendarDay } from '../calendar.js'
+import { addDays, localDate, monthName, serviceDate, weekday, type CalendarDay } from '../calendar.js'
 import { el, plural } from '../dom.js'
 
 /** The service's heatmap spans the last 365 days, today included. */
@@ -22,8 +22,8 @@ export function heatmap (counts: Record<string, string>, today: CalendarDay): HT
     // the first week when enough of it is shown for its name not to run into the next one
     const startsMonth = Array.from({ length: 7 }, (_, offset) => addDays(day, offset)).find((date) => date.day === 1)
     const firstMonthFits = week === 0 && addDays(first, 14).month === first.month
-    const monthName = firstMonthFits ? MONTHS[first.month - 1] : startsMonth === undefined ? '' : MONTHS[startsMonth.month - 1]
-    cells.push(el('span', { class: 'heat-label heat-month', 'aria-hidden': 'true' }, [monthName ?? '']))
+    const month = firstMonthFits ? monthName(first.month) : startsMonth === undefined ? '' : monthName(startsMonth.month)
+    cells.push(el('span', { class: 'heat-label heat-month', 'aria-hidden': 'true' }, [month]))
     for (let offset = 0; offset < 7; offset += 1, day = addDays(day, 1)) {
       if (compare(day, first) < 0 || compare(day, today) > 0) {
         cells.push(el('span', { class: 'heat-cell heat-blank', 'aria-hidden': 'true' }))
@@ -41,6 +41,13 @@ export function heatmap (counts: Record<string, string>, today: CalendarDay): HT
   // a phone shows the latest weeks first; older ones are a sideways scroll away
   const scroller = el('div', { class: 'heatmap-scroll', tabindex: 0, role: 'group', 'aria-label': 'Reviews per day over the last year' }, [grid])
   requestAnimationFrame(() => { scroller.scrollLeft = scroller.scrollWidth })
+  // and again once it has its width, should it get it later (drawn while the page was hidden, or before its fonts)
+  const onceSized = new ResizeObserver(() => {
+    if (scroller.clientWidth === 0) return
+    scroller.scrollLeft = scroller.scrollWidth
+    onceSized.disconnect()
+  })
+  onceSized.observe(scroller)
   return el('div', { class: 'heatmap' }, [scroller, legend])
 }
 
@@ -51,7 +58,7 @@ function compare (a: CalendarDay, b: CalendarDay): number {
 }
 
 function dayCell (day: CalendarDay, count: number, most: number, isToday: boolean): HTMLElement {
-  const label = `${readableDate(day)}: ${count === 0 ? 'no reviews' : plural(count, 'review')}`
+  const label = `${localDate(day)}: ${count === 0 ? 'no reviews' : plural(count, 'review')}`
   return el('span', {
     class: `heat-cell heat-${level(count, most)}${isToday ? ' heat-today' : ''}`,
     role: 'img',

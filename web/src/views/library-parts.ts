@@ -64,7 +64,23 @@ export function renameForm (kind: 'folder' | 'flashcard', current: string, renam
   const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', value: current })
   return actionForm({ class: `inline-form rename-${kind}-form` }, [field('New name', name), submitButton('Rename')], async () => {
     await rename(name.value)
-    showNotice(`${kind === 'folder' ? 'Folder' : 'Flashcard'} renamed to "${name.value}".`)
+    showNotice(`${kind === 'folder' ? 'Folder' : 'Deck'} renamed to "${name.value}".`)
     await actions.reload()
   })
+}
+
+/** "2 due · 5 new": what studying a folder or a deck today would give, as Anki's deck list shows it. */
+export function todayCounts (today: { due: number, new: number }): HTMLElement {
+  return el('span', { class: `today-counts${today.due + today.new === 0 ? ' today-none' : ''}`, 'data-due': today.due, 'data-new': today.new }, [
+    el('span', { class: 'today-due' }, [`${today.due} due`]), ' · ', el('span', { class: 'today-new' }, [`${today.new} new`])
+  ])
+}
+
+/** A link that studies a folder or a deck alone, with what it holds for today. */
+export function studyLink (kind: 'folder' | 'deck', id: string, today: { due: number, new: number }): HTMLElement {
+  const nothing = today.due + today.new === 0
+  return el('p', { class: 'study-link-row' }, [
+    el('a', { href: `#/study/${kind}/${id}`, class: `button-link study-link${nothing ? '' : ' primary-link'}`, id: 'study-this' }, [`Study this ${kind}`]),
+    ' ', todayCounts(today)
+  ])
 }

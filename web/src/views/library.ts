@@ -8,7 +8,7 @@ import { reportFailure, showNotice } from '../messages.js'
 import { flashcardPanel } from './flashcard-panel.js'
 import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
-  type LibraryActions, type Selection
+  studyLink, todayCounts, type LibraryActions, type Selection
 } from './library-parts.js'
 import type { Screen } from './screen.js'
 
@@ -16,7 +16,7 @@ import type { Screen } from './screen.js'
 let selection: Selection = null
 
 export const showLibrary: Screen = (container) => {
-  const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and flashcards' })
+  const treeArea = el('nav', { class: 'library-tree', 'aria-label': 'Folders and decks' })
   const panel = el('div', { class: 'library-panel', id: 'library-panel' })
   let onScreen = true
   let reads = 0
@@ -48,9 +48,23 @@ export const showLibrary: Screen = (container) => {
     await drawn
   }
 
+  /** A search result opens its card's deck, with the card found brought into view. */
+  const openFound = async (flashcardID: string, cardID: string): Promise<void> => {
+    await refresh({ kind: 'flashcard', flashcardID }, true)
+    const found = panel.querySelector<HTMLElement>(`#card-list [data-card-id="${cardID}"]`)
+    if (found === null) return
+    for (const earlier of panel.querySelectorAll('.card-found')) earlier.classList.remove('card-found')
+    found.classList.add('card-found')
+    found.scrollIntoView({ block: 'center' })
+    found.focus({ preventScroll: true })
+  }
+
   container.append(
     el('h1', { tabindex: -1 }, ['Library']),
-    newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) }),
+    el('div', { class: 'library-forms' }, [
+      searchForm(openFound),
+      newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) })
+    ]),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
@@ -71,7 +85,7 @@ function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
 
 function drawTree (area: HTMLElement, folders: FolderEntry[], choose: (chosen: Selection) => void): void {
   if (folders.length === 0) {
-    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import flashcards into it.'])])
+    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import decks into it.'])])
     return
   }
   replaceChildren(area, [folderList(folders, choose)])
@@ -86,20 +100,20 @@ function folderItem (folder: FolderEntry, choose: (chosen: Selection) => void): 
   const inside = [
     ...folder.folders.map((subfolder) => folderItem(subfolder, choose)),
     ...folder.flashcards.map((flashcard) => el('li', { class: 'tree-flashcard' }, [
-      treeButton(flashcard.flashcardName, plural(flashcard.cardCount, 'card'), 'flashcard',
+      treeButton(flashcard.flashcardName, plural(flashcard.cardCount, 'card'), flashcard, 'flashcard',
         chosen?.kind === 'flashcard' && chosen.flashcardID === flashcard.flashcardID,
         () => { choose({ kind: 'flashcard', flashcardID: flashcard.flashcardID }) })
     ]))
   ]
   return el('li', { class: 'tree-folder' }, [
-    treeButton(folder.name, plural(folder.cardCount, 'card'), 'folder',
+    treeButton(folder.name, plural(folder.cardCount, 'card'), folder, 'folder',
       chosen?.kind === 'folder' && chosen.folderID === folder.folderID,
       () => { choose({ kind: 'folder', folderID: folder.folderID }) }),
     inside.length > 0 && el('ul', { class: 'tree' }, inside)
   ])
 }
 
-function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', chosen: boolean, onChoose: () => void): HTMLButtonElement {
+function treeButton (name: string, count: string, today: { due: number, new: number }, kind: 'folder' | 'flashcard', chosen: boolean, onChoose: () => void): HTMLButtonElement {
   return el('button', {
     type: 'button',
     class: `tree-item tree-item-${kind}`,
@@ -107,7 +121,10 @@ function treeButton (name: string, count: string, kind: 'folder' | 'flashcard', 
     'data-name': name
   }, [
     el('span', { class: 'tree-name' }, [name]),
-    el('span', { class: 'tree-count' }, [count])
+    el('span', { class: 'tree-figures' }, [
+      todayCounts(today),
+      el('span', { class: 'tree-count' }, [count])
+    ])
   ], { click: onChoose })
 }
 
@@ -120,7 +137,7 @@ async function drawPanel (panel: HTMLElement, actions: LibraryActions): Promise<
   const drawing = panelDrawings
   const isCurrent = () => panel.isConnected && drawing === panelDrawings
   if (chosen === null) {
-    replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a flashcard to see what you can do with it.'])])
+    replaceChildren(panel, [el('p', { class: 'hint' }, ['Choose a folder or a deck to see what you can do with it.'])])
     return
   }
   if (chosen.kind === 'flashcard') {
@@ -139,7 +156,8 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
   replaceChildren(panel, [
     el('h2', { tabindex: -1 }, [folder.name]),
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
-    section('New flashcard', newFlashcardForm(folder, actions), true),
+    studyLink('folder', folderID, folder),
+    section('New deck', newFlashcardForm(folder, actions), true),
     section('Import cards', importForm(folder, actions)),
     section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),
     section('Rename folder', renameForm('folder', folder.name, (name) => callApi('rename-folder', { folderID, name }), actions)),
@@ -149,11 +167,45 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-folder', { folderID })
-          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'flashcard')} and ${plural(Number(deleted.cards), 'card')}.`)
+          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'deck')} and ${plural(Number(deleted.cards), 'card')}.`)
           await actions.reload(parent === undefined ? null : { kind: 'folder', folderID: parent.folderID })
         })
       })])
   ])
+}
+
+/**
+ * Finds cards by what they show across the library (search-cards: every word, anywhere,
+ * regardless of case and accents); each result opens its deck with the card in view.
+ */
+function searchForm (open: (flashcardID: string, cardID: string) => Promise<void>): HTMLElement {
+  const query = el('input', { type: 'search', required: true, maxlength: 200, autocomplete: 'off', id: 'search-query', spellcheck: false })
+  const results = el('div', { class: 'search-results', id: 'search-results', 'aria-live': 'polite' })
+  query.setAttribute('aria-describedby', 'search-hint')
+  const form = actionForm({ class: 'inline-form search-form', role: 'search' }, [
+    field('Search cards', query),
+    submitButton('Search')
+  ], async () => {
+    const found = await callApi('search-cards', { query: query.value })
+    if (found.results.length === 0) {
+      replaceChildren(results, [el('p', { class: 'empty' }, [`No card shows "${query.value}".`])])
+      return
+    }
+    replaceChildren(results, [
+      el('p', { class: 'hint', id: 'search-summary' }, [
+        `${plural(found.results.length, 'card')} found${found.more === 'true' ? ', and more: add words to narrow it down' : ''}. Choose one to open its deck.`
+      ]),
+      el('ul', { class: 'search-list' }, found.results.map((result) => el('li', {}, [
+        el('button', { type: 'button', class: 'search-result', 'data-card-id': result.cardID }, [
+          el('span', { class: 'search-snippet' }, [result.snippet]),
+          el('span', { class: 'search-place' }, [pathText([...result.folder, result.flashcardName])])
+        ], { click: () => { open(result.flashcardID, result.cardID).catch(reportFailure) } })
+      ])))
+    ])
+  })
+  // below the form, so the button stays level with the field
+  const hint = el('p', { class: 'hint search-hint', id: 'search-hint' }, ['Every word, anywhere on a card, whatever its case and accents.'])
+  return el('div', { class: 'search-area' }, [form, hint, results])
 }
 
 function newFolderForm (parent: string[], label: string, reload: LibraryActions['reload']): HTMLFormElement {
@@ -170,14 +222,14 @@ function newFolderForm (parent: string[], label: string, reload: LibraryActions[
 function newFlashcardForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElement {
   const name = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' })
   const description = el('textarea', { rows: 2, maxlength: 10000 })
-  return actionForm({ class: 'stacked-form' }, [field('Flashcard name', name), field('Description (optional)', description), submitButton('Create flashcard')], async () => {
+  return actionForm({ class: 'stacked-form' }, [field('Deck name', name), field('Description (optional)', description), submitButton('Create deck')], async () => {
     const created = await callApi('create-flashcard', {
       folder: folder.path,
       flashcardName: name.value,
       ...(description.value.trim() === '' ? {} : { description: description.value }),
       cards: []
     })
-    showNotice(`Flashcard "${name.value}" created. Add its cards now.`)
+    showNotice(`Deck "${name.value}" created. Add its cards now.`)
     await actions.reload({ kind: 'flashcard', flashcardID: created.flashcardID })
   })
 }
@@ -191,7 +243,7 @@ function importForm (folder: FolderEntry, actions: LibraryActions): HTMLFormElem
   const separators = el('div', { class: 'field-row' }, [field('Between front and back', term), field('Between cards', card)])
   linkFormatToSeparators(format, separators)
   return actionForm({ class: 'stacked-form import-form' }, [
-    field('New flashcard name', name),
+    field('New deck name', name),
     field('Format', format),
     separators,
     field('Text to import', text, 'Paste from Quizlet (export with the separators chosen above) or a CSV file with two columns, front and back.'),

@@ -2,7 +2,7 @@
 // day, and goals with their progress (update-goal-status) to create, edit and delete.
 import { callApi } from '../api.js'
 import type { Goal, GoalType, Profile, Stats } from '../api-types.js'
-import { addDays, fromInputDate, fromServiceDate, inputDate, readableDate, serviceDate, userToday, type CalendarDay } from '../calendar.js'
+import { addDays, fromInputDate, fromServiceDate, inputDate, localDate, serviceDate, userToday, type CalendarDay } from '../calendar.js'
 import { button, confirmButton, el, field, figure, plural, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { reportFailure, showNotice } from '../messages.js'
@@ -98,10 +98,22 @@ function goalProgress (goal: Goal, data: ProgressData): { done: number, target: 
   return { done, target, text: `${done} of ${target} XP gained` }
 }
 
+/**
+ * The goal's title in the page's words and date format: the service's title says the same
+ * with its DD/MM/YYYY, which is for the wire.
+ */
+function goalTitle (goal: Goal): string {
+  const end = fromServiceDate(goal.end_date)
+  const by = end === null ? goal.end_date : localDate(end)
+  return 'cards_to_revise' in goal.data
+    ? `Revise ${plural(Number(goal.data.cards_to_revise), 'card')} by ${by}`
+    : `Gain ${goal.data.goal_xp} XP by ${by}`
+}
+
 function statusText (goal: Goal): string {
   if (goal.status === 'failed') {
     const failed = fromServiceDate(goal.fail_date)
-    return failed === null ? 'Failed' : `Failed on ${readableDate(failed)}`
+    return failed === null ? 'Failed' : `Failed on ${localDate(failed)}`
   }
   return goal.status === 'completed' ? 'Completed' : 'In progress'
 }
@@ -111,28 +123,30 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: Reloa
   const end = fromServiceDate(goal.end_date)
   const item = el('li', { class: `goal goal-${goal.status.replace(' ', '-')}`, 'data-goal-id': goalID })
   const progressId = `goal-progress-${goalID}`
+  const title = goalTitle(goal)
   /** Shows the goal; after an edit left unsaved, the focus goes back to its Edit button. */
   const showGoal = (focusEdit = false) => {
-    const edit = goal.status === 'in progress' && button('Edit', editGoal, { 'aria-label': `Edit goal: ${goal.title}` })
+    const edit = goal.status === 'in progress' && button('Edit', editGoal, { 'aria-label': `Edit goal: ${title}` })
     replaceChildren(item, [
       el('div', { class: 'goal-head' }, [
-        el('h3', { class: 'goal-title', tabindex: -1 }, [goal.title]),
+        el('h3', { class: 'goal-title', tabindex: -1 }, [title]),
         el('span', { class: 'goal-status' }, [statusText(goal)])
       ]),
       el('progress', { max: Math.max(1, progress.target), value: Math.min(progress.done, progress.target), 'aria-labelledby': progressId }),
       el('p', { class: 'goal-progress', id: progressId }, [
-        `${progress.text}${end === null || goal.status !== 'in progress' ? '' : `, by ${readableDate(end)}`}`
+        // the day it ends is in its title
+        progress.text
       ]),
       el('div', { class: 'button-row' }, [
         // completed and failed are final: the service refuses to edit them
         edit,
-        confirmButton('Delete', `Delete the goal "${goal.title}"?`, (yes) => {
+        confirmButton('Delete', `Delete the goal "${title}"?`, (yes) => {
           act(yes, async () => {
             await callApi('delete-goal', { goalID })
             showNotice('Goal deleted.')
             await reload(null)
           })
-        }, { 'aria-label': `Delete goal: ${goal.title}` })
+        }, { 'aria-label': `Delete goal: ${title}` })
       ])
     ])
     if (focusEdit && edit !== false) edit.focus()
@@ -142,7 +156,7 @@ function goalItem (goalID: string, goal: Goal, data: ProgressData, reload: Reloa
     const endDate = el('input', { type: 'date', required: true, min: inputDate(data.today), value: end === null ? '' : inputDate(end) })
     const cancel = button('Cancel', () => { showGoal(true) })
     replaceChildren(item, [
-      el('h3', { class: 'goal-title', tabindex: -1 }, [goal.title]),
+      el('h3', { class: 'goal-title', tabindex: -1 }, [title]),
       actionForm({ class: 'inline-form' }, [
         field(goal.type === 'Card' ? 'Cards to revise' : 'XP to gain', target),
         field('By', endDate),
@@ -174,7 +188,7 @@ function createGoalForm (data: ProgressData, reload: Reload): HTMLFormElement {
     const day = fromInputDate(endDate.value)
     if (day === null) throw new Error('Choose the day the goal ends.')
     const created = await callApi('create-goal', { type: type.value as GoalType, target: Number(target.value), end_date: serviceDate(day) })
-    showNotice(`Goal created: ${created.goal.title}.`)
+    showNotice(`Goal created: ${goalTitle(created.goal)}.`)
     await reload(created.goalID)
   })
 }

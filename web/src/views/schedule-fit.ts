@@ -4,13 +4,10 @@
 // each desired retention costs, to choose one with numbers (update-settings).
 import { callApi } from '../api.js'
 import type { ScheduleFit, ScheduleStatus } from '../api-types.js'
+import { localDateOfInstant as localDate } from '../calendar.js'
 import { button, el, replaceChildren } from '../dom.js'
 import { act } from '../forms.js'
 import { showNotice } from '../messages.js'
-
-function localDate (iso: string): string {
-  return new Date(iso).toLocaleDateString(undefined, { day: 'numeric', month: 'long', year: 'numeric' })
-}
 
 function inUseText (status: ScheduleStatus): string {
   if (status.fitted === 'true') {

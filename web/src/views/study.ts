@@ -7,14 +7,19 @@
 // A side is the HTML the service rendered (frontHtml, backHtml), put on the page through
 // the allowlist again (card-html.ts). A cloze card's back is its whole text with the
 // answer marked, shown in place of its front, as Anki shows it.
-import { ApiError, callApi } from '../api.js'
-import { RATINGS, type Rating, type ReviewPreview } from '../api-types.js'
+import { ApiError, callApi, serviceReachable } from '../api.js'
+import { RATINGS, type EditedCard, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
-import { button, el, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
+import { button, el, field, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
 import { pathText } from '../library-tree.js'
-import { clearError, reportFailure, showNotice } from '../messages.js'
-import { loadStudyCard, loadTodayCards, newReviewID, type StudyCard } from '../today-cards.js'
+import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
+import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict, type KeptCards } from '../offline-store.js'
+import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
+import { readLibrary, type FolderEntry } from '../library-tree.js'
+import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyScope } from '../today-cards.js'
+import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
+import { FLAGS, cardTools, studyCardEditor, type CardToolActions } from './study-card-tools.js'
 
 const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
 
@@ -23,6 +28,12 @@ const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', goo
  * like Anki's "learn ahead" limit, such a card comes back in this session.
  */
 const LEARN_AHEAD_MS = 20 * 60 * 1000
+
+/** Offline, a card answered "again" comes back after Anki's first learning step; the service schedules it for real once the answer is sent. */
+const AGAIN_OFFLINE_MS = 60 * 1000
+
+/** What an answer earns (docs/api.md); offline, the page counts it before the service does. */
+const XP_PER_REVIEW = 10
 
 interface Answer {
   card: StudyCard
@@ -41,6 +52,14 @@ class StudySitting {
   sending = false
   /** true while today's cards are being fetched */
   loading = false
+  /** when the cards studied offline were fetched, while the sitting studies them without the service */
+  offlineSince: number | undefined
+  /**
+   * Whether the service holds a review to take back (its log is the user's, whatever
+   * device made it): from the total XP, 10 a review, as last heard; an undo refused
+   * with nothing_to_undo settles it.
+   */
+  undoable = false
   /** the showing (card and side) whose sound was last started, so that a redraw of the same side does not start it again */
   soundStarted: { card: StudyCard, phase: 'front' | 'back' } | undefined
   /**
@@ -49,7 +68,10 @@ class StudySitting {
    */
   redraw: (moveFocus?: boolean) => void = () => {}
 
-  constructor (readonly userID: string) {}
+  /** true while the card on show is being edited: the study keys wait */
+  editing = false
+
+  constructor (readonly userID: string, readonly scope: StudyScope) {}
 
   get xpGained (): number {
     return this.answers.reduce((sum, answer) => sum + answer.xpGained, 0)
@@ -57,6 +79,17 @@ class StudySitting {
 
   get cardsStudied (): number {
     return new Set(this.answers.map((answer) => answer.card.cardID)).size
+  }
+
+  /**
+   * Keeps the cards still to study in this browser (IndexedDB), the one on show first: what
+   * a visit without a network studies, answers given since included.
+   */
+  keep (): void {
+    const left = [...(this.current === undefined ? [] : [this.current]), ...this.queue]
+    keepTodayCards(this.userID, this.scope, left).catch(() => {
+      // a browser that keeps nothing (storage blocked) studies online only
+    })
   }
 
   /** The next card to show: the first one due, or else the one due soonest (learning ahead). */
@@ -97,25 +130,69 @@ class StudySitting {
 // resumes it (not to be confused with the login Session of session.ts).
 let currentSitting: StudySitting | undefined
 
+/** What the address asks to study: #/study (everything), #/study/folder/<folderID> or #/study/deck/<flashcardID>. */
+function scopeOfAddress (): StudyScope {
+  const [, kind, id] = location.hash.replace(/^#\/?/, '').split('/')
+  if (id !== undefined && /^\d+$/.test(id)) {
+    if (kind === 'folder') return { kind: 'folder', folderID: id }
+    if (kind === 'deck') return { kind: 'deck', flashcardID: id }
+  }
+  return { kind: 'all' }
+}
+
+function addressOf (scope: StudyScope): string {
+  return scope.kind === 'folder' ? `#/study/folder/${scope.folderID}` : scope.kind === 'deck' ? `#/study/deck/${scope.flashcardID}` : '#/study'
+}
+
 export const showStudy: Screen = (container, { session }) => {
-  if (currentSitting?.userID !== session.userID || currentSitting.phase === 'done') {
-    currentSitting = new StudySitting(session.userID)
+  const scope = scopeOfAddress()
+  if (currentSitting?.userID !== session.userID || currentSitting.phase === 'done' || !sameScope(currentSitting.scope, scope)) {
+    currentSitting = new StudySitting(session.userID, scope)
   }
   const sitting = currentSitting
   const heading = el('h1', { tabindex: -1 }, ['Study'])
+  // what to study: everything, a folder or a deck, each with what it holds for today
+  const choice = el('select', { id: 'study-choice', 'aria-describedby': 'study-choice-hint' }, [el('option', { value: '#/study' }, ['Everything due today'])])
+  choice.addEventListener('change', () => { location.hash = choice.value })
+  const choiceRow = el('div', { class: 'study-choice' }, [field('What to study', choice),
+    el('p', { class: 'hint', id: 'study-choice-hint' }, ['A folder includes everything below it.'])])
+  callApi('get-library', {}).then((library) => {
+    if (!choice.isConnected) return
+    fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
+    const chosen = choice.selectedOptions[0]
+    if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
+  }, () => {
+    // offline, or the library unreadable: the sitting goes on with what it studies
+  })
   const status = el('p', { class: 'study-status', id: 'study-status' })
+  // Anki's three counts of the cards left, and how far the sitting has come
+  const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
+  const progress = el('progress', { class: 'session-progress', id: 'session-progress', max: 1, value: 0, 'aria-label': 'This session', hidden: true })
   const stage = el('div', { class: 'study-stage', id: 'study-stage' })
+  // answers given offline that the service could not take as they were, for the learner to decide on
+  const conflictArea = el('section', { class: 'panel sync-conflicts', id: 'sync-conflicts', 'aria-labelledby': 'sync-conflicts-heading', hidden: true })
   // what changes on the stage, said in words; it stays while the stage is redrawn below it
   const announcer = el('p', { class: 'visually-hidden', id: 'study-announcer', 'aria-live': 'polite' })
-  container.append(el('div', { class: 'study-screen' }, [heading, status, announcer, stage,
-    el('p', { class: 'hint shortcut-help' }, [
-      el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
-      el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
-      el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
-      el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
-    ])]))
+  // the keys are told while there is a card to study, not on the screens before or after it
+  const shortcutHelp = el('p', { class: 'hint shortcut-help', id: 'shortcut-help', hidden: true }, [
+    el('span', {}, [el('kbd', {}, ['Space']), ' show answer']), ' · ',
+    el('span', {}, [el('kbd', {}, ['1']), '–', el('kbd', {}, ['4']), ' again, hard, good, easy']), ' · ',
+    el('span', {}, [el('kbd', {}, ['U']), ' undo']), ' · ',
+    el('span', {}, [el('kbd', {}, ['R']), ' replay sound'])
+  ])
+  container.append(el('div', { class: 'study-screen' }, [
+    el('div', { class: 'study-header' }, [heading, counts]), choiceRow, progress, status, conflictArea, announcer, stage, shortcutHelp
+  ]))
+  const stopWatching = watchSync((state) => {
+    if (state.conflicts === 0) {
+      conflictArea.hidden = true
+      conflictArea.replaceChildren()
+      return
+    }
+    conflicts(sitting.userID).then((kept) => { drawConflicts(conflictArea, kept) }, () => {})
+  })
 
-  sitting.redraw = (moveFocus = true) => { render(sitting, { status, stage, announcer }, actions, moveFocus) }
+  sitting.redraw = (moveFocus = true) => { render(sitting, { status, counts, progress, stage, announcer, shortcutHelp }, actions, moveFocus) }
 
   /**
    * Reads today's cards and studies them. Also when the user comes back to a sitting:
@@ -129,14 +206,30 @@ export const showStudy: Screen = (container, { session }) => {
     const shown = sitting.current
     sitting.phase = 'loading'
     sitting.redraw(false)
-    loadTodayCards().then((cards) => {
+    // the total XP says whether there is a review to take back; without it, undo stays offered
+    const undoable = callApi('get-stats', {}).then((stats) => Number(stats.total_xp) > 0, () => true)
+    Promise.all([loadStudyQueue(sitting.scope), undoable]).then(([cards, canUndo]) => {
       clearError()
+      sitting.offlineSince = undefined
+      sitting.undoable = canUndo || sitting.answers.length > 0
       sitting.refill(cards, shown)
+      sitting.keep()
       sitting.redraw()
-    }, (error: unknown) => {
+    }, async (error: unknown) => {
+      // no network: today's cards as this browser kept them, answers given since included
+      const kept = error instanceof ApiError && error.code === 'network_failure'
+        ? keptFor(sitting.scope, await keptTodayCards(sitting.userID).catch(() => undefined))
+        : undefined
+      if (kept !== undefined) {
+        sitting.offlineSince = kept.fetchedAt
+        sitting.undoable = (await waitingAnswers(sitting.userID).catch(() => [])).length > 0
+        sitting.refill(kept.cards, shown)
+        sitting.redraw()
+        return
+      }
       sitting.phase = 'failed'
       sitting.redraw(false)
-      reportFailure(error)
+      reportFailure(error, stage.querySelector<HTMLElement>('#try-again'))
     }).finally(() => { sitting.loading = false })
   }
 
@@ -145,15 +238,48 @@ export const showStudy: Screen = (container, { session }) => {
     if (sitting.phase !== 'front' || card === undefined) return
     sitting.phase = 'back'
     sitting.redraw()
-    // the intervals are asked for when the back is shown, as the card stands now
+    // the intervals are asked for when the back is shown, as the card stands now; offline, the answers go without them
+    if (!serviceReachable() || card.waitingOffline === true) {
+      fillIntervals(null)
+      return
+    }
     callApi('preview-review', { flashcardID: card.flashcardID, cardID: card.cardID }).then((preview) => {
+      // no clearError here: the intervals may come after an answer already failed, whose error stays
       if (sitting.current !== card || sitting.phase !== 'back') return
-      clearError()
       sitting.preview = preview
       fillIntervals(preview)
     }, (error: unknown) => {
-      if (sitting.current === card) reportFailure(error)
+      if (sitting.current !== card) return
+      if (error instanceof ApiError && error.code === 'network_failure') fillIntervals(null)
+      else reportFailure(error, stage.querySelector<HTMLElement>('.rating-buttons'))
     })
+  }
+
+  /**
+   * Keeps an answer that cannot reach the service now, with its reviewID, to be sent in
+   * order when the network is back (offline-sync.ts), and goes on with the next card.
+   * `attempted`: a request with it has left, and may have reached the service.
+   */
+  const answerOffline = async (card: StudyCard, rating: Rating, reviewID: string, attempted: boolean): Promise<void> => {
+    await addWaitingAnswer({
+      userID: sitting.userID,
+      reviewID,
+      flashcardID: card.flashcardID,
+      cardID: card.cardID,
+      rating,
+      answeredAt: Date.now(),
+      expectedDue: card.waitingOffline === true ? null : card.dueAt,
+      front: sideText(card.frontHtml),
+      attempted
+    })
+    sitting.answers.push({ card, xpGained: XP_PER_REVIEW })
+    sitting.undoable = true
+    if (rating === 'again') sitting.queue.push({ ...showAgain(card, Date.now() + AGAIN_OFFLINE_MS, 'learning'), waitingOffline: true })
+    sitting.takeNext()
+    sitting.keep()
+    // with a network, the service may be back: sending is how the page finds out
+    if (navigator.onLine) void sendWaitingAnswers()
+    else void announceSync()
   }
 
   const answer = (rating: Rating) => {
@@ -162,37 +288,99 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.sending = true
     setAnswering(true)
     card.reviewID ??= newReviewID()
-    callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID: card.reviewID })
+    const reviewID = card.reviewID
+    const finish = () => {
+      sitting.sending = false
+      if (sitting.current === card && sitting.phase === 'back') setAnswering(false)
+      else sitting.redraw()
+    }
+    if (!serviceReachable()) {
+      answerOffline(card, rating, reviewID, false).catch((error: unknown) => {
+        reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons'))
+      }).finally(finish)
+      return
+    }
+    callApi('review-card', { flashcardID: card.flashcardID, cardID: card.cardID, rating, reviewID })
       .then((review) => {
         clearError()
         sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
         sitting.totalXp = review.total_xp
+        sitting.undoable = true
         const dueAt = Date.parse(review.due)
         if (dueAt - Date.now() <= LEARN_AHEAD_MS) {
-          sitting.queue.push(showAgain(card, dueAt))
+          sitting.queue.push(showAgain(card, dueAt, stateOf(review.review_status)))
         }
         sitting.takeNext()
-      }, (error: unknown) => {
-        reportFailure(error)
-        // a card deleted meanwhile, or its flashcard, cannot be answered: go on with the others
-        if (error instanceof ApiError && error.code === 'card_not_found') sitting.takeNext()
+        sitting.keep()
+      }, async (error: unknown) => {
+        // the network went while the answer was on its way: it is kept and sent later, with the same reviewID
+        if (error instanceof ApiError && error.code === 'network_failure') {
+          await answerOffline(card, rating, reviewID, true)
+          return
+        }
+        // a card deleted meanwhile, or its deck, cannot be answered: go on with the others
+        if (error instanceof ApiError && (error.code === 'card_not_found' || error.code === 'flashcard_not_found')) {
+          showNotice('That card was deleted meanwhile, so its answer was not kept. Here is the next one.')
+          sitting.takeNext()
+          return
+        }
+        // said beside the answer buttons, which stay for the answer to be given again
+        reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons'))
       })
-      .finally(() => {
-        sitting.sending = false
-        if (sitting.current === card && sitting.phase === 'back') setAnswering(false)
-        else sitting.redraw()
-      })
+      .catch((error: unknown) => { reportFailure(error, document.querySelector<HTMLElement>('#study-stage .rating-buttons')) })
+      .finally(finish)
+  }
+
+  /**
+   * Takes back the latest answer still waiting to be sent, if any: it never reaches the
+   * service. True when there was one.
+   */
+  const undoWaiting = async (): Promise<boolean> => {
+    await sendingDone()
+    const waiting = await waitingAnswers(sitting.userID).catch(() => [])
+    const last = waiting.at(-1)
+    if (last?.seq === undefined) return false
+    await removeWaitingAnswer(last.seq)
+    const at = sitting.answers.map((given) => given.card.cardID).lastIndexOf(last.cardID)
+    const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
+    sitting.undoable = waiting.length > 1 || sitting.offlineSince === undefined
+    void announceSync()
+    if (taken === undefined) {
+      showNotice(`Undone: your answer to "${shorten(last.front)}", given offline, will not be sent.`)
+      return true
+    }
+    const current = sitting.current
+    sitting.queue = sitting.queue.filter((queued) => queued.cardID !== last.cardID)
+    if (current !== undefined && current.cardID !== last.cardID) sitting.queue.unshift(current)
+    sitting.current = { ...taken.card, reviewID: undefined }
+    sitting.preview = undefined
+    sitting.phase = 'front'
+    sitting.keep()
+    showNotice(`Undone: the card "${shorten(sideText(taken.card.frontHtml))}" is back.`)
+    return true
   }
 
   const undo = () => {
     if (sitting.sending || sitting.phase === 'loading' || sitting.phase === 'failed') return
+    if (!sitting.undoable) {
+      showNotice('There is no answer left to undo.')
+      return
+    }
     sitting.sending = true
     setAnswering(true)
     // the service takes back the user's latest review, whether this sitting made it or not
-    // (a reload, another device); the card comes back from the flashcard undo-review names
-    callApi('undo-review', {}).then(async (undone) => {
+    // (a reload, another device); the card comes back from the flashcard undo-review names.
+    // An answer still waiting to be sent is later than any the service has: it goes first.
+    undoWaiting().then(async (undoneHere) => {
+      if (undoneHere) return
+      if (!serviceReachable()) {
+        showNotice('Offline, only answers not yet sent can be undone. Undo again once you are online.')
+        return
+      }
+      const undone = await callApi('undo-review', {})
       clearError()
       sitting.totalXp = undone.total_xp
+      sitting.undoable = Number(undone.total_xp) > 0
       const at = sitting.answers.map((answer) => answer.card.cardID).lastIndexOf(undone.cardID)
       const [taken] = at === -1 ? [] : sitting.answers.splice(at, 1)
       const card = taken?.card ?? await loadStudyCard(undone.flashcardID, undone.cardID)
@@ -204,25 +392,149 @@ export const showStudy: Screen = (container, { session }) => {
       const current = sitting.current
       sitting.queue = sitting.queue.filter((queued) => queued.cardID !== undone.cardID)
       if (current !== undefined && current.cardID !== undone.cardID) sitting.queue.unshift(current)
-      sitting.current = showAgain(card, Date.parse(undone.due))
+      sitting.current = showAgain(card, Date.parse(undone.due), stateOf(undone.review_status))
       sitting.preview = undefined
       sitting.phase = 'front'
+      sitting.keep()
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
-    }).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'nothing_to_undo') showNotice('There is no answer left to undo.')
-      else reportFailure(error)
-    }).finally(() => {
+    }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
+      const nothingLeft = failure instanceof ApiError && failure.code === 'nothing_to_undo'
+      if (nothingLeft) sitting.undoable = false
       sitting.redraw()
+      if (nothingLeft) {
+        showNotice('There is no answer left to undo.')
+      } else if (failure !== undefined) {
+        // said beside the undo button, drawn again above
+        reportFailure(failure, document.getElementById('undo-button'))
+      }
     })
   }
 
-  const actions = { showAnswer, answer, undo, start }
+  /** A change to the card on show; what it answers, or undefined when it failed (said beside the card's tools). */
+  const changeCard = async <T>(change: (card: StudyCard) => Promise<T>): Promise<{ card: StudyCard, result: T } | undefined> => {
+    const card = sitting.current
+    if (card === undefined || sitting.sending || (sitting.phase !== 'front' && sitting.phase !== 'back')) return undefined
+    sitting.sending = true
+    setAnswering(true)
+    try {
+      return { card, result: await change(card) }
+    } catch (error) {
+      sitting.redraw(false)
+      reportFailure(error, stage.querySelector<HTMLElement>('.card-tools'))
+      return undefined
+    } finally {
+      sitting.sending = false
+      setAnswering(false)
+    }
+  }
+
+  /** The card on show is put aside (buried, suspended, deleted): the next one comes. */
+  const putAside = (card: StudyCard) => {
+    sitting.queue = sitting.queue.filter((queued) => queued.cardID !== card.cardID)
+    if (sitting.current?.cardID === card.cardID) sitting.takeNext()
+    sitting.keep()
+    sitting.redraw()
+  }
+
+  /** A card put aside comes back in front, as it was. */
+  const bringBack = (card: StudyCard) => {
+    const current = sitting.current
+    if (current !== undefined && current.cardID !== card.cardID) sitting.queue.unshift(current)
+    sitting.current = { ...card, reviewID: undefined }
+    sitting.preview = undefined
+    sitting.phase = 'front'
+    sitting.keep()
+    sitting.redraw()
+  }
+
+  const setAside = (operation: 'bury-card' | 'suspend-card', back: 'unbury-card' | 'unsuspend-card', told: string) => {
+    void changeCard(async (card) => await callApi(operation, { flashcardID: card.flashcardID, cardID: card.cardID })).then((done) => {
+      if (done === undefined) return
+      putAside(done.card)
+      showNotice(told, {
+        label: 'Undo',
+        run: () => {
+          callApi(back, { flashcardID: done.card.flashcardID, cardID: done.card.cardID }).then(() => {
+            bringBack(done.card)
+            showNotice(`Undone: the card "${shorten(sideText(done.card.frontHtml))}" is back.`)
+          }, (error: unknown) => { reportFailure(error, stage.querySelector<HTMLElement>('.card-tools') ?? stage) })
+        }
+      })
+    })
+  }
+
+  const tools: CardToolActions = {
+    edit: () => {
+      if (sitting.current === undefined || sitting.sending || (sitting.phase !== 'front' && sitting.phase !== 'back')) return
+      sitting.editing = true
+      sitting.redraw()
+    },
+    bury: () => { setAside('bury-card', 'unbury-card', 'Card buried until tomorrow.') },
+    suspend: () => { setAside('suspend-card', 'unsuspend-card', 'Card suspended: it will not come up until you unsuspend it.') },
+    flag: (flag) => {
+      void changeCard(async (card) => await callApi('flag-card', { flashcardID: card.flashcardID, cardID: card.cardID, flag })).then((done) => {
+        if (done === undefined) return
+        done.card.flag = Number(done.result.flag)
+        sitting.keep()
+        sitting.redraw(false)
+        showNotice(done.card.flag === 0 ? 'Flag taken off.' : `Flagged ${FLAGS[done.card.flag]?.toLowerCase() ?? ''}.`)
+      })
+    },
+    remove: () => {
+      void changeCard(async (card) => await callApi('delete-card', { flashcardID: card.flashcardID, cardID: card.cardID })).then((done) => {
+        if (done === undefined) return
+        putAside(done.card)
+        showNotice('Card deleted. Its reviews still count.')
+      })
+    }
+  }
+
+  /** Saves the card on show as edited; it shows at once as the service now renders it. */
+  const saveEdit = async (card: StudyCard, edited: CardSource): Promise<EditedCard> => {
+    const ids = { flashcardID: card.flashcardID, cardID: card.cardID }
+    return await callApi('edit-card', edited.kind === 'cloze'
+      ? { ...ids, cloze: edited.front, back: edited.back, format: edited.format }
+      : { ...ids, front: edited.front, back: edited.back, format: edited.format })
+  }
+
+  const editDone = async (card: StudyCard, changed: EditedCard | null) => {
+    sitting.editing = false
+    if (changed !== null) {
+      if ('cardID' in changed) {
+        Object.assign(card, { front: changed.front, back: changed.back, format: changed.format, frontHtml: changed.frontHtml, backHtml: changed.backHtml })
+      } else {
+        // a cloze note's edit: the card is read again, and is gone when its number was taken out
+        const now = await loadStudyCard(card.flashcardID, card.cardID).catch(() => undefined)
+        if (now === undefined) {
+          putAside(card)
+          showNotice('Cloze note saved; this card\'s deletion was taken out of it, so the card is gone.')
+          return
+        }
+        Object.assign(card, { front: now.front, back: now.back, format: now.format, frontHtml: now.frontHtml, backHtml: now.backHtml })
+      }
+      sitting.keep()
+      showNotice('Card saved; it keeps its schedule.')
+    }
+    sitting.redraw()
+  }
+
+  const actions = { showAnswer, answer, undo, start, tools, edit: { save: saveEdit, done: editDone } }
 
   const onKey = (event: KeyboardEvent) => {
-    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || sitting.editing) return
+    // Anki's keys for the card on show: E edits it, - buries it, @ suspends it
+    const tool = { e: tools.edit, E: tools.edit, '-': tools.bury, '@': tools.suspend }[event.key]
+    if (tool !== undefined && (sitting.phase === 'front' || sitting.phase === 'back')) {
+      event.preventDefault()
+      beginAction(null)
+      tool()
+      return
+    }
     // on a focused button, Space and Enter press that button
     const onControl = event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement
+    // a study key is an action as a press is: what was said about the last one goes
+    if (/^[ 1-4uU]$/.test(event.key) && !(event.key === ' ' && onControl)) beginAction(null)
     if (event.key === ' ' && !onControl) {
       event.preventDefault()
       showAnswer()
@@ -248,11 +560,14 @@ export const showStudy: Screen = (container, { session }) => {
 
   return () => {
     sitting.redraw = () => {}
+    stopWatching()
     document.removeEventListener('keydown', onKey)
   }
 }
 
 interface Actions {
+  tools: CardToolActions
+  edit: { save: (card: StudyCard, edited: CardSource) => Promise<EditedCard>, done: (card: StudyCard, changed: EditedCard | null) => Promise<void> }
   showAnswer: () => void
   answer: (rating: Rating) => void
   undo: () => void
@@ -261,19 +576,25 @@ interface Actions {
 
 interface StudyElements {
   status: HTMLElement
+  counts: HTMLElement
+  progress: HTMLProgressElement
   stage: HTMLElement
   announcer: HTMLElement
+  shortcutHelp: HTMLElement
 }
 
-function render (sitting: StudySitting, { status, stage, announcer }: StudyElements, actions: Actions, moveFocus: boolean): void {
+function render (sitting: StudySitting, { status, counts, progress, stage, announcer, shortcutHelp }: StudyElements, actions: Actions, moveFocus: boolean): void {
   announce(announcer, sitting)
+  const studying = sitting.phase === 'front' || sitting.phase === 'back'
+  shortcutHelp.hidden = !studying
+  drawCounts(counts, progress, sitting, studying)
   const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
   status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
     : ''
 
   // offered even before this sitting's first answer: after a reload, the last answer is still the service's to take back
-  const undoButton = button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U', disabled: sitting.sending })
+  const undoButton = button('Undo last answer', actions.undo, { class: 'quiet-button', id: 'undo-button', 'aria-keyshortcuts': 'U', disabled: sitting.sending || !sitting.undoable })
 
   switch (sitting.phase) {
     case 'loading':
@@ -288,7 +609,7 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
       focusIfLost(stage.querySelector<HTMLElement>('#try-again'))
       return
     case 'done': {
-      replaceChildren(stage, [endOfSession(sitting, actions), undoButton])
+      replaceChildren(stage, [endOfSession(sitting, actions), el('div', { class: 'undo-row' }, [undoButton])])
       if (moveFocus) stage.querySelector<HTMLElement>('h2')?.focus()
       return
     }
@@ -296,6 +617,12 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
     case 'back': {
       const card = sitting.current
       if (card === undefined) return
+      if (sitting.editing) {
+        replaceChildren(stage, [studyCardEditor(card, async (edited) => await actions.edit.save(card, edited), (changed) => {
+          actions.edit.done(card, changed).catch((error: unknown) => { reportFailure(error) })
+        })])
+        return
+      }
       const region = cardView(card, sitting.phase === 'back')
       const controls = sitting.phase === 'front'
         ? el('div', { class: 'study-actions' }, [
@@ -314,7 +641,7 @@ function render (sitting: StudySitting, { status, stage, announcer }: StudyEleme
             el('span', { class: 'interval', 'data-rating': rating }, [sitting.preview?.[rating].interval ?? '…']),
             el('kbd', {}, [String(index + 1)])
           ], { click: () => { actions.answer(rating) } })))
-      replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton])])
+      replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton]), cardTools(card, actions.tools, sitting.sending)])
       if (moveFocus) region.focus()
       // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
       const started = sitting.soundStarted
@@ -331,7 +658,10 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     el('h2', { class: 'face-label' }, [label]),
     el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
   ])
-  const source = el('p', { class: 'card-source' }, [pathText([...card.folder, card.flashcardName])])
+  const source = el('p', { class: 'card-source' }, [
+    pathText([...card.folder, card.flashcardName]),
+    card.flag > 0 && el('span', { class: `card-flag flag-${card.flag}`, id: 'card-flag-mark' }, [`${FLAGS[card.flag] ?? ''} flag`])
+  ])
   if (card.cloze) {
     return el('section', { class: 'study-card', id: 'study-card', tabindex: -1, 'aria-label': 'Cloze card' }, [
       source,
@@ -362,17 +692,83 @@ function replaySound (stage: HTMLElement, phase: StudySitting['phase']): void {
   if (phase === 'front' || phase === 'back') playSound(sideSound(stage, phase) ?? sideSound(stage, 'front'))
 }
 
-function fillIntervals (preview: ReviewPreview): void {
+/** The interval each answer would give; null offline, where the service cannot be asked. */
+function fillIntervals (preview: ReviewPreview | null): void {
   for (const rating of RATINGS) {
     const interval = document.querySelector(`#study-stage .interval[data-rating="${rating}"]`)
-    if (interval !== null) interval.textContent = preview[rating].interval
+    if (interval !== null) interval.textContent = preview === null ? 'offline' : preview[rating].interval
   }
+}
+
+const REASONS: Record<Conflict['reason'], string> = {
+  changed: 'the card was reviewed or changed elsewhere meanwhile',
+  gone: 'the card has been deleted meanwhile',
+  refused: 'the service refused it'
+}
+
+/** The answers given offline that the service did not take as they were, each with what can be done about it. */
+function drawConflicts (area: HTMLElement, kept: Conflict[]): void {
+  area.hidden = kept.length === 0
+  const time = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' })
+  const settle = (conflict: Conflict, resend: boolean) => {
+    settleConflict(conflict, resend).then(async () => {
+      showNotice(resend ? 'Your answer is sent, as given.' : 'Your answer is dropped; the card stays as it is.')
+      if (resend) await sendWaitingAnswers()
+      else await announceSync()
+    }).catch((error: unknown) => { reportFailure(error) })
+  }
+  replaceChildren(area, [
+    el('h2', { id: 'sync-conflicts-heading' }, ['Answers given offline to check']),
+    el('ul', { class: 'conflict-list' }, kept.map((conflict) => {
+      const first = conflict.answers[0]
+      const given = conflict.answers.map((answer) => RATING_NAMES[answer.rating]).join(', then ')
+      const when = first === undefined ? '' : ` on ${time.format(first.answeredAt)}`
+      return el('li', { class: `conflict conflict-${conflict.reason}` }, [
+        el('p', {}, [
+          el('strong', {}, [`"${shorten(first?.front ?? '')}"`]),
+          `: your answer ${given}${when} was not recorded: ${REASONS[conflict.reason]}${conflict.message === undefined ? '' : ` (${conflict.message})`}.`
+        ]),
+        el('div', { class: 'button-row' }, conflict.reason === 'changed'
+          ? [
+              button('Send my answer anyway', () => { settle(conflict, true) }, { class: 'primary' }),
+              button('Drop my answer', () => { settle(conflict, false) })
+            ]
+          : [button('Dismiss', () => { settle(conflict, false) })])
+      ])
+    }))
+  ])
 }
 
 /** While an answer or an undo is on its way, its buttons cannot be pressed again. */
 function setAnswering (sending: boolean): void {
-  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #undo-button, #check-more')) control.disabled = sending
+  for (const control of document.querySelectorAll<HTMLButtonElement>('#study-stage .rating, #check-more')) control.disabled = sending
+  const undoButton = document.querySelector<HTMLButtonElement>('#undo-button')
+  if (undoButton !== null) undoButton.disabled = sending || currentSitting?.undoable !== true
   document.getElementById('study-stage')?.setAttribute('aria-busy', String(sending))
+}
+
+const STATES: CardState[] = ['new', 'learning', 'review']
+
+/**
+ * The cards left by state, the one on show included and marked, as Anki's header shows
+ * them; a card answered "again" comes back as learning. The bar: answers given against
+ * answers given and cards left.
+ */
+function drawCounts (counts: HTMLElement, progress: HTMLProgressElement, sitting: StudySitting, studying: boolean): void {
+  counts.hidden = !studying
+  progress.hidden = !studying && sitting.answers.length === 0
+  const left = [...sitting.queue, ...(sitting.current === undefined ? [] : [sitting.current])]
+  const total = sitting.answers.length + left.length
+  progress.max = Math.max(1, total)
+  progress.value = sitting.phase === 'done' ? progress.max : sitting.answers.length
+  progress.setAttribute('aria-valuetext', `${plural(sitting.answers.length, 'answer')} given, ${plural(left.length, 'card')} left`)
+  replaceChildren(counts, STATES.map((state) => {
+    const count = left.filter((card) => card.state === state).length
+    const onShow = studying && sitting.current?.state === state
+    return el('span', { class: `count count-${state}`, id: `count-${state}`, 'data-count': count, 'aria-current': onShow ? 'true' : null }, [
+      el('span', { class: 'count-number' }, [String(count)]), ` ${state}`
+    ])
+  }))
 }
 
 /** Says what the stage now shows: a card's front or back, or the end of the sitting. */
@@ -409,9 +805,39 @@ function endOfSession (sitting: StudySitting, actions: Actions): HTMLElement {
   ])
 }
 
+/**
+ * The choices of what to study: everything, then every folder and deck in the library's
+ * order, each with its due and new cards today; the one studied now chosen.
+ */
+function fillChoice (choice: HTMLSelectElement, folders: FolderEntry[], all: { due: number, new: number }, scope: StudyScope): void {
+  const today = (counts: { due: number, new: number }) => ` (${counts.due} due, ${counts.new} new)`
+  const options: HTMLOptionElement[] = [el('option', { value: '#/study', 'data-name': 'everything' }, [`Everything${today(all)}`])]
+  const add = (folder: FolderEntry, depth: number) => {
+    const indent = '\u00a0\u00a0'.repeat(depth)
+    options.push(el('option', { value: addressOf({ kind: 'folder', folderID: folder.folderID }), 'data-name': folder.name }, [`${indent}${folder.name}${today(folder)}`]))
+    for (const inner of folder.folders) add(inner, depth + 1)
+    for (const deck of folder.flashcards) {
+      options.push(el('option', { value: addressOf({ kind: 'deck', flashcardID: deck.flashcardID }), 'data-name': deck.flashcardName }, [`${indent}\u00a0\u00a0${deck.flashcardName} (deck)${today(deck)}`]))
+    }
+  }
+  for (const folder of folders) add(folder, 0)
+  replaceChildren(choice, options)
+  choice.value = addressOf(scope)
+}
+
+/**
+ * The cards kept for offline that `scope` can study: all of them when kept for it (or
+ * when everything is asked for), a deck's own out of a wider scope; none otherwise.
+ */
+function keptFor (scope: StudyScope, kept: KeptCards | undefined): KeptCards | undefined {
+  if (kept === undefined || sameScope(scope, kept.scope) || scope.kind === 'all') return kept
+  if (scope.kind === 'deck' && kept.scope.kind !== 'deck') return { ...kept, cards: kept.cards.filter((card) => card.flashcardID === scope.flashcardID) }
+  return undefined
+}
+
 /** The card for another showing: a new answer to it gets a new retry key. */
-function showAgain (card: StudyCard, dueAt: number): StudyCard {
-  return { ...card, dueAt, reviewID: undefined }
+function showAgain (card: StudyCard, dueAt: number, state: CardState): StudyCard {
+  return { ...card, dueAt, state, reviewID: undefined }
 }
 
 function shorten (text: string): string {
