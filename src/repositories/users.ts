@@ -265,6 +265,11 @@ export function usersRepository (db: Db, session?: ClientSession) {
     },
 
     /** The account's search pages are made: searches read them from now on. */
+    /** Cards came without search pages (an import): the next search gives them theirs first. */
+    async searchPagesPending (userID: string): Promise<void> {
+      await users.updateOne({ _id: userID }, { $set: { searchPending: true } }, inSession)
+    },
+
     async searchPagesMade (userID: string): Promise<void> {
       await users.updateOne({ _id: userID }, { $unset: { searchPending: '' } }, inSession)
     },

@@ -154,6 +154,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       if (plan.firstNew !== undefined) await repositories.users.queueNewCards(userID, plan.firstNew)
       if (plan.firstDue !== undefined) await repositories.users.queueDueCards(userID, plan.firstDue)
       if (plan.buriedUntil !== undefined) await repositories.users.noteBurial(userID, plan.buriedUntil)
+      // the cards come without search pages: the first search makes them, as for an account from before search
+      if (plan.cards > 0) await repositories.users.searchPagesPending(userID)
       if (atomic) await handOver(repositories, document)
       const recorded = await repositories.imports.update(document._id, runtime.instance, atomic
         ? { state: 'done', percent: 100, counts: staged.counts, warnings: staged.warnings, plan }

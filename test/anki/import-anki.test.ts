@@ -172,3 +172,12 @@ test('suspended and buried cards stay so: out of today\'s cards, the buried ones
   }
   t.ok(today.includes(cards.get('fixture-basic/0')?.cardID as string), 'an overdue review card is')
 })
+
+test('imported cards are found by search-cards', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  const found = await expectOk<{ results: Array<{ cardID: string }> }>(app, 'search-cards', { jwtToken: user.jwtToken, query: 'capital france' })
+  const cards = await importedCards(app, user)
+  t.ok(found.results.some((card) => card.cardID === cards.get('fixture-basic/0')?.cardID), `the basic card is found (${JSON.stringify(found).slice(0, 300)})`)
+})
