@@ -304,7 +304,8 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         version: 0,
         lastReviewID: null,
         ankiGuid: note.guid,
-        ankiOrd: card.ord
+        ankiOrd: card.ord,
+        ...(note.tags.length > 0 ? { tags: note.tags } : {})
       })
       staged++
       if (isNew === true) {

@@ -59,6 +59,8 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   /** a card imported from Anki: its note's guid and its template's ord (or cloze number less one), which a later import of the same deck matches */
   ankiGuid?: string
   ankiOrd?: number
+  /** the tags of the Anki note it came from; absent when it had none */
+  tags?: string[]
 }
 
 /** What giving a card a new schedule reads of it. */

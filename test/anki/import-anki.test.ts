@@ -99,6 +99,8 @@ test('note types and templates: rendered as Anki renders them, through the sanit
   t.match(cloze[0]?.backHtml, /extra <i>info<\/i>/, 'the back extra under the answer')
   const custom = cards.get('fixture-custom1/0')
   t.notMatch(custom?.frontHtml ?? '', /\{\{/, 'a custom template leaves no field reference')
+  const tags = await databaseOf(app).collection('cards').findOne({ userID: user.userID, ankiGuid: 'fixture-basic' })
+  t.same(tags?.tags, ['europe', 'geo'], 'the note\'s tags kept on its cards')
   const typed = cards.get('fixture-typed/0')
   t.notMatch(typed?.frontHtml ?? '', /\[\[type:/, 'the type-in-answer box is left out')
 })
