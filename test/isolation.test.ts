@@ -64,24 +64,7 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
-  { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) },
-  { operation: 'suspend-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'suspend-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'suspend-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
-  { operation: 'unsuspend-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'unsuspend-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'unsuspend-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
-  { operation: 'bury-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'bury-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'bury-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
-  { operation: 'unbury-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'unbury-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
-  { operation: 'unbury-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID }) },
-  { operation: 'flag-card', body: (_, theirs) => ({ flashcardID: theirs.flashcardID, cardID: theirs.cardID, flag: 1 }) },
-  { operation: 'flag-card', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, cardID: theirs.cardID, flag: 1 }) },
-  { operation: 'flag-card', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, flag: 1 }) },
-  { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
-  { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) }
+  { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) }
 ]
 
 /**
