@@ -3,7 +3,8 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { byteRange, entityTag, matchesEntityTag, MAX_MEDIA_BYTES } from '../domain/media.js'
-import { invalidToken, Refusal } from '../domain/refusals.js'
+import { Refusal } from '../domain/refusals.js'
+import { formReader } from './forms.js'
 import { refusals } from '../schemas/common.js'
 import { MediaLink, MediaParams, UploadedMedia, UploadMediaForm } from '../schemas/media.js'
 
@@ -16,21 +17,14 @@ function mediaAnswer (description: string) {
 /** Room in a form for what is not the file: the token field and the parts' headers and boundaries. */
 const FORM_ALLOWANCE = 16 * 1024
 
-function invalidForm (problem: string): Refusal {
-  return new Refusal('invalid_upload', `${problem}: send multipart/form-data with the field jwtToken first, then one file`)
-}
-
-/** What the multipart reader raises, as a refusal: a form that breaks the limits or cannot be read is the client's. */
-function formRefusal (error: unknown): unknown {
-  if (error instanceof Refusal || !(error instanceof Error)) return error
-  const code = (error as { code?: string }).code ?? ''
-  if (['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) return invalidForm('the form holds more than the token and one file')
-  if (code === 'FST_PROTO_VIOLATION') return invalidForm('the form has a part named after a property of every object')
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new Refusal('media_too_large', `the file is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB, the most one upload may hold: send a smaller file`)
-  // busboy's own: a form cut short, a malformed part header, no boundary
-  if (code === '' || code.startsWith('FST_')) return invalidForm(`the form could not be read (${error.message})`)
-  return error
-}
+const form = formReader({
+  after: 'one file',
+  tooMuch: 'than the token and one file',
+  own: (code) => code === 'FST_REQ_FILE_TOO_LARGE'
+    ? new Refusal('media_too_large', `the file is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB, the most one upload may hold: send a smaller file`)
+    : undefined
+})
+const { invalidForm, formRefusal } = form
 
 /**
  * upload-media: one file as multipart/form-data, read as it arrives. The
@@ -73,18 +67,7 @@ const media: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     try {
-      const parts = request.parts()[Symbol.asyncIterator]()
-      const nextPart = async () => {
-        try {
-          return await parts.next()
-        } catch (error) {
-          throw formRefusal(error)
-        }
-      }
-      const token = await nextPart()
-      if (token.done === true || token.value.type !== 'field' || token.value.fieldname !== 'jwtToken') throw invalidForm('the form does not begin with the field jwtToken')
-      const account = await app.authenticateAndAdmit(token.value.value, reply)
-      if (account === null) throw invalidToken()
+      const { account, nextPart } = await form.open(app, request, reply)
       const file = await nextPart()
       if (file.done === true || file.value.type !== 'file') throw invalidForm('the form has no file after jwtToken')
       const uploaded = await app.services.media.upload(account, file.value.file, async () => {

@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ARCHIVE_LIMITS } from '../domain/card-archive.js'
-import { invalidToken, Refusal } from '../domain/refusals.js'
+import { Refusal } from '../domain/refusals.js'
+import { formReader } from './forms.js'
 import { refusals } from '../schemas/common.js'
 import {
   ExportedFlashcard, ExportFlashcardBody, ExportFlashcardZipBody, ImportCardsBody, ImportedArchive, ImportedCards,
@@ -16,20 +17,11 @@ const MIB = 1024 * 1024
 /** Room in a form for what is not the file: the token, folder and name fields, and the parts' headers and boundaries. */
 const FORM_ALLOWANCE = 512 * 1024
 
-function invalidForm (problem: string): Refusal {
-  return new Refusal('invalid_upload', `${problem}: send multipart/form-data with the field jwtToken first, then the fields folder (one per name) and flashcardName, then the zip`)
-}
-
-/** What the multipart reader raises, as a refusal: a form that breaks the limits or cannot be read is the client's. */
-function formRefusal (error: unknown): unknown {
-  if (error instanceof Refusal || !(error instanceof Error)) return error
-  const code = (error as { code?: string }).code ?? ''
-  if (['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) return invalidForm('the form holds more fields or files than an import takes')
-  if (code === 'FST_PROTO_VIOLATION') return invalidForm('the form has a part named after a property of every object')
-  // busboy's own: a form cut short, a malformed part header, no boundary
-  if (code === '' || code.startsWith('FST_')) return invalidForm(`the form could not be read (${error.message})`)
-  return error
-}
+const form = formReader({
+  after: 'the fields folder (one per name) and flashcardName, then the zip',
+  tooMuch: 'fields or files than an import takes'
+})
+const { invalidForm, formRefusal } = form
 
 /** The fields as the import reads them, or 400 naming the first that is wrong. */
 function importFields (fields: { folder: string[], flashcardName?: string }): ImportFlashcardZipFields {
@@ -141,18 +133,7 @@ const transfer: FastifyPluginAsyncTypebox = async (app) => {
       }
     }, async (request, reply) => {
       try {
-        const parts = request.parts()[Symbol.asyncIterator]()
-        const nextPart = async () => {
-          try {
-            return await parts.next()
-          } catch (error) {
-            throw formRefusal(error)
-          }
-        }
-        const token = await nextPart()
-        if (token.done === true || token.value.type !== 'field' || token.value.fieldname !== 'jwtToken') throw invalidForm('the form does not begin with the field jwtToken')
-        const account = await app.authenticateAndAdmit(token.value.value, reply)
-        if (account === null) throw invalidToken()
+        const { account, nextPart } = await form.open(app, request, reply)
 
         const fields: { folder: string[], flashcardName?: string } = { folder: [] }
         let part = await nextPart()
