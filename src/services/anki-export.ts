@@ -4,9 +4,10 @@ import yazl from 'yazl'
 import { loadSqlEngine } from '../anki/package-file.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, mediaFileName, noteFields, noteGuid, revlogRow, scheduleRow,
+  ankiDays, EXPORT_LIMITS, exportedDecks, noteFields, noteGuid, revlogRow, scheduleRow,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
+import { mediaFileName } from '../domain/card-archive.js'
 import { PACKAGE_VERSIONS } from '../domain/anki/package.js'
 import { CollectionWriter, dummyCollection } from '../domain/anki/writer.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'

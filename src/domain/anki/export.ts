@@ -236,22 +236,6 @@ export function noteGuid (id: string, ankiGuid?: string): string {
   return guid
 }
 
-/** The file name a media file gets in the package: its content's hash and the extension of its type. */
-const EXTENSIONS: Readonly<Record<string, string>> = {
-  'image/png': 'png',
-  'image/apng': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'audio/mpeg': 'mp3',
-  'audio/ogg': 'ogg',
-  'audio/mp4': 'm4a',
-  'audio/wav': 'wav'
-}
-
-export function mediaFileName (sha256: string, contentType: string): string {
-  return `${sha256}.${EXTENSIONS[contentType] ?? 'bin'}`
-}
 
 // the media elements the sanitizer writes (card-html.ts): the source first, an audio element empty
 const MEDIA_ELEMENT = /<img src="media:([A-Za-z0-9_-]{1,128})"([^>]*)>|<audio src="media:([A-Za-z0-9_-]{1,128})"[^>]*><\/audio>/g
