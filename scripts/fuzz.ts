@@ -28,6 +28,12 @@ import { startEmbeddedDatabase } from '../src/db/embedded.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const SCHEMATHESIS_VERSION = '4.32.5'
+/**
+ * Installed with it, pinned: anyio 4.15 builds its lazy imports with compile() at import time, which
+ * Python 3.11.7 (this machine's) can fail ("AST constructor recursion depth mismatch") when Schemathesis first
+ * imports it deep inside Hypothesis's generation; 4.14.2 imports plainly.
+ */
+const PINNED = ['anyio==4.14.2']
 const VENV = join(root, '.tools', 'fuzz-venv')
 const SCHEMATHESIS = join(VENV, 'bin', 'schemathesis')
 const HOOKS = join(root, 'scripts', 'fuzz', 'hooks.py')
@@ -68,7 +74,8 @@ function run (command: string, args: string[]): { status: number | null, output:
 }
 
 function ensureSchemathesis (): void {
-  if (existsSync(SCHEMATHESIS) && run(SCHEMATHESIS, ['--version']).output.includes(SCHEMATHESIS_VERSION)) return
+  if (existsSync(SCHEMATHESIS) && run(SCHEMATHESIS, ['--version']).output.includes(SCHEMATHESIS_VERSION) &&
+    PINNED.every((pin) => run(join(VENV, 'bin', 'pip'), ['freeze', '--disable-pip-version-check']).output.split('\n').includes(pin))) return
   const python = ['python3', 'python'].find((candidate) => /Python 3\.(9|[1-9][0-9])/.test(run(candidate, ['--version']).output))
   if (python === undefined) {
     throw new Error('The fuzzer (Schemathesis) needs Python 3.9 or newer with venv: install python3 and python3-venv ' +
@@ -77,7 +84,7 @@ function ensureSchemathesis (): void {
   console.error(`== installing schemathesis ${SCHEMATHESIS_VERSION} into ${VENV} (once)`)
   const steps: Array<[string, string[]]> = [
     [python, ['-m', 'venv', '--clear', VENV]],
-    [join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]]
+    [join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`, ...PINNED]]
   ]
   for (const [command, args] of steps) {
     const result = run(command, args)

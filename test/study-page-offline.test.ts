@@ -28,16 +28,17 @@ async function plainPage (study: StudyPage): Promise<Page> {
 
 /** The service worker's own connection cut too: puppeteer's offline mode governs the page's target only. */
 async function setOffline (browser: Browser, page: Page, offline: boolean, workers: CDPSession[]): Promise<void> {
-  await page.setOfflineMode(offline)
   if (workers.length === 0) {
     const target = await browser.waitForTarget((candidate) => candidate.type() === 'service_worker')
     const session = await target.createCDPSession()
     await session.send('Network.enable')
     workers.push(session)
   }
+  // the worker's network changes first: the page's `online` event sends at once, through the worker
   for (const worker of workers) {
     await worker.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
   }
+  await page.setOfflineMode(offline)
   await page.waitForFunction((wanted) => navigator.onLine === !wanted, {}, offline)
 }
 
@@ -133,7 +134,9 @@ test('offline: opens without a network, keeps 5 answers, sends each exactly once
   // ---- back online: sent in order, each exactly once
   offline = false
   await setOffline(browser, page, false, workers)
-  await page.waitForFunction(() => (document.querySelector('#sync-status') as HTMLElement).hidden)
+  // a page reloaded offline may never hear an `online` event (Chromium can start it believing it
+  // is online); its answers then go with the next try, RETRY_MS (15 s) after the last failed one
+  await page.waitForFunction(() => (document.querySelector('#sync-status') as HTMLElement).hidden, { timeout: 45_000 })
   const logged = await reviews.find({ userID: profile.userID }).sort({ seq: 1 }).toArray()
   t.same(logged.map((review) => cardOf.get(review.cardID)), answered, 'the service\'s log holds the 5 answers, in the order given')
   t.same(logged.map((review) => review.reviewID), waiting.map((kept) => kept.reviewID), 'each with the reviewID it was kept with, once')
