@@ -182,58 +182,47 @@ function stateBeforeRow (entry: AnkiRevlogEntry, first: boolean): CardState {
   return CardState.Review
 }
 
-/** One row of Anki's review log as the user's review log keeps it. */
-export interface ImportedReview {
-  /** the row's id (its time in ms), unique in the collection */
-  revlogId: number
-  rating: Rating
+/**
+ * One graded row of Anki's review log as the user's imported history keeps it
+ * (repositories/review-histories.ts): what fitting reads, and the row as Anki wrote it, for an
+ * export to write it back as it came.
+ */
+export interface HistoryEntry {
   reviewedAt: Date
+  rating: Rating
+  /** the user's day of the review, in their calendar */
   day: LocalDay
-  wasNew: boolean
-  /** the card's schedule before and after, as far as the row tells it: state, interval (as scheduledDays, or the due of a learning step), reps, lapses */
-  before: CardSchedule
-  after: CardSchedule
+  /** the card's state before the review, as the row's kind tells it */
+  stateBefore: CardState
+  /** days when positive, seconds when negative */
+  interval: number
+  lastInterval: number
+  /** the ease after the review, in permille (0 for a learning card) */
+  factor: number
   takenMs: number
+  /** Anki's kind of row: 0 learning, 1 review, 2 relearning, 3 filtered, 5 rescheduled */
+  kind: number
 }
 
-/** The schedule a row's interval gives from `at`: days when positive, seconds when negative. */
-function scheduleAfter (state: CardState, at: Date, interval: number, reps: number, lapses: number): CardSchedule {
-  const days = interval > 0 ? interval : 0
-  const due = new Date(at.getTime() + (interval > 0 ? interval * DAY_MS : -interval * 1000))
-  return { state, due, stability: 0, difficulty: 0, elapsedDays: 0, scheduledDays: days, learningSteps: 0, reps, lapses, lastReview: at }
-}
-
-/** The graded rows of a card's log (manual changes have no button and are no reviews), oldest first. */
-export function importedReviews (entries: readonly AnkiRevlogEntry[], calendar: UserCalendar): ImportedReview[] {
-  const reviews: ImportedReview[] = []
-  let previous: ImportedReview | undefined
-  let lapses = 0
+/** The graded rows of a card's log (manual changes have no button and are no reviews), oldest first, as its history keeps them. */
+export function historyOf (entries: readonly AnkiRevlogEntry[], calendar: UserCalendar): HistoryEntry[] {
+  const history: HistoryEntry[] = []
   for (const entry of entries) {
     if (entry.button < 1 || entry.button > 4) continue
     const reviewedAt = new Date(entry.id)
-    const stateBefore = stateBeforeRow(entry, reviews.length === 0)
-    const lapsed = entry.button === 1 && stateBefore === CardState.Review
-    if (lapsed) lapses++
-    const stateAfter = lapsed
-      ? CardState.Relearning
-      : entry.interval < 0 ? (stateBefore === CardState.Relearning ? CardState.Relearning : CardState.Learning) : CardState.Review
-    const before: CardSchedule = previous === undefined
-      ? newSchedule(reviewedAt)
-      : { ...previous.after, state: stateBefore, elapsedDays: Math.max(0, Math.floor((reviewedAt.getTime() - previous.reviewedAt.getTime()) / DAY_MS)) }
-    const review: ImportedReview = {
-      revlogId: entry.id,
-      rating: RATINGS[entry.button - 1] as Rating,
+    history.push({
       reviewedAt,
+      rating: RATINGS[entry.button - 1] as Rating,
       day: dayOf(reviewedAt, calendar),
-      wasNew: stateBefore === CardState.New,
-      before,
-      after: scheduleAfter(stateAfter, reviewedAt, entry.interval, reviews.length + 1, lapses),
-      takenMs: entry.takenMs
-    }
-    reviews.push(review)
-    previous = review
+      stateBefore: stateBeforeRow(entry, history.length === 0),
+      interval: entry.interval,
+      lastInterval: entry.lastInterval,
+      factor: entry.factor,
+      takenMs: entry.takenMs,
+      kind: entry.kind
+    })
   }
-  return reviews
+  return history
 }
 
 /** How a collection's cards are scheduled in the user's calendar. */
@@ -274,11 +263,11 @@ export function cardScheduler ({ collection, calendar, now, userOffsetMinutesWes
     return replayer as ReturnType<typeof fsrsReplayer>
   }
 
-  /** The card's schedule; `reviews` are its imported reviews, oldest first. */
-  return (card: AnkiCard, entries: readonly AnkiRevlogEntry[], reviews: readonly ImportedReview[]): CardSchedule => {
+  /** The card's schedule; `history` is its graded rows, oldest first. */
+  return (card: AnkiCard, entries: readonly AnkiRevlogEntry[], history: readonly HistoryEntry[]): CardSchedule => {
     if (card.type === CARD_TYPE.new) return newSchedule(now)
     const memory: MemoryState | undefined = replayerOf(homeDeckOf(card)).memoryStateOf(card, entries)
-    const last = reviews.at(-1)
+    const last = history.at(-1)
     const due = cardDue(card, collection.timing, userOffsetMinutesWest)
     let dueAt: Date
     if (due.kind === 'instant') dueAt = new Date(due.epochSeconds * 1000)

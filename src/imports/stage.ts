@@ -1,13 +1,13 @@
 // The staging of an Anki import, run in the import worker (worker.ts): the package read, its media
 // written into GridFS as files no record holds (removed by the sweep unless the import is kept),
 // its new cards stored under the import's own owner (stagingOwner: no query of the user finds them),
-// its reviews written to the user's log marked with the import (nothing the user sees reads them
-// before the import's day counts are kept), and content changes of cards the user has staged aside.
+// each card's review history written as one document marked with the import (read only once the
+// import is done: review-histories.ts), and content changes of cards the user has staged aside.
 // What makes all of it visible is the plan returned, applied in one step (services/anki-import.ts).
 import { createHash } from 'node:crypto'
 import type { Db } from 'mongodb'
 import { loadSqlEngine, readAnkiPackageFile } from '../anki/package-file.js'
-import { cardContentOf, cardScheduler, deckPlacements, homeDeckOf, importedReviews, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
+import { cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
 import type { AnkiCard, AnkiCollection, AnkiNote } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
@@ -21,7 +21,7 @@ import type { CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
 import { newFileId } from '../repositories/media.js'
-import type { ImportedReviewDocument } from '../repositories/reviews.js'
+import type { ReviewHistoryDocument } from '../repositories/review-histories.js'
 import { storedContent } from '../services/library.js'
 import { sniffedType } from '../services/media.js'
 
@@ -51,7 +51,8 @@ export interface StagedImport {
 }
 
 const CARD_BATCH = 2000
-const REVIEW_BATCH = 5000
+/** histories of about ten reviews each: as many bytes a write as a batch of cards */
+const HISTORY_BATCH = 1000
 
 function byteCount (bytes: number): string {
   return `${bytes.toLocaleString('en')} byte${bytes === 1 ? '' : 's'}`
@@ -208,7 +209,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
 
   const activity = new Map<string, number>()
   let cardBatch: CardDocument[] = []
-  let reviewBatch: ImportedReviewDocument[] = []
+  let historyBatch: ReviewHistoryDocument[] = []
   let updateBatch: StagedUpdateDocument[] = []
   let staged = 0
   let updated = 0
@@ -229,10 +230,10 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       cardBatch = []
       await write(async () => { await repositories.cards.insertMany(batch) })
     }
-    if (reviewBatch.length >= REVIEW_BATCH || (force && reviewBatch.length > 0)) {
-      const batch = reviewBatch
-      reviewBatch = []
-      await write(async () => { await repositories.reviews.insertImported(batch) })
+    if (historyBatch.length >= HISTORY_BATCH || (force && historyBatch.length > 0)) {
+      const batch = historyBatch
+      historyBatch = []
+      await write(async () => { await repositories.reviewHistories.insertMany(batch) })
     }
     if (updateBatch.length >= CARD_BATCH || (force && updateBatch.length > 0)) {
       const batch = updateBatch
@@ -281,8 +282,8 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       const flashcardID = flashcardOfDeck.get(homeDeckOf(card)) as string
       const cardID = newId()
       const entries = job.withScheduling ? collection.revlog.entriesOf(card.id) : []
-      const reviews = importedReviews(entries, calendar)
-      const cardSchedule = job.withScheduling ? schedule(card, entries, reviews) : newSchedule(now)
+      const history = historyOf(entries, calendar)
+      const cardSchedule = job.withScheduling ? schedule(card, entries, history) : newSchedule(now)
       const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
       const isNew = queueKeyOf({ state: cardSchedule.state, ...standing }, now)
       if (standing.suspended === true) suspended++
@@ -313,27 +314,9 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
         firstDue = cardSchedule.due
       }
-      for (const review of reviews) {
-        const reviewID = newId()
-        reviewBatch.push({
-          _id: reviewID,
-          userID,
-          reviewID,
-          cardID,
-          flashcardID,
-          rating: review.rating,
-          reviewedAt: review.reviewedAt,
-          day: review.day,
-          wasNew: review.wasNew,
-          before: review.before,
-          after: review.after,
-          xp: 0,
-          seq: 0,
-          importID
-        })
-        activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
-        counts.reviews += 1
-      }
+      if (history.length > 0) historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
+      for (const review of history) activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
+      counts.reviews += history.length
       done++
     }
     await flush(false)

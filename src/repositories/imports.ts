@@ -123,6 +123,11 @@ export function importsRepository (db: Db, session?: ClientSession) {
       return imports.find({ userID, state: { $in: ['queued', 'running', 'committing'] } }, inSession).toArray()
     },
 
+    /** The ids of the user's imports that are done: those whose review histories are the user's. Index user_created (its prefix). */
+    async keptOf (userID: string): Promise<string[]> {
+      return (await imports.find({ userID, state: 'done' }, { projection: { _id: 1 }, session }).toArray()).map((kept) => kept._id)
+    },
+
     async stageUpdates (documents: StagedUpdateDocument[]): Promise<void> {
       if (documents.length > 0) await updates.insertMany(documents, { ordered: false, session })
     },

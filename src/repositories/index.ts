@@ -3,6 +3,7 @@ import { usersRepository, type UsersRepository } from './users.js'
 import { treesRepository, type TreesRepository } from './trees.js'
 import { cardsRepository, type CardsRepository } from './cards.js'
 import { reviewsRepository, type ReviewsRepository } from './reviews.js'
+import { reviewHistoriesRepository, type ReviewHistoriesRepository } from './review-histories.js'
 import { goalsRepository, type GoalsRepository } from './goals.js'
 import { userDataRepository, type UserDataRepository } from './user-data.js'
 import { activityRepository, type ActivityRepository } from './activity.js'
@@ -19,6 +20,8 @@ export interface Repositories {
   trees: TreesRepository
   cards: CardsRepository
   reviews: ReviewsRepository
+  /** the review histories Anki imports brought, one document a card */
+  reviewHistories: ReviewHistoriesRepository
   goals: GoalsRepository
   activity: ActivityRepository
   userData: UserDataRepository
@@ -50,6 +53,7 @@ export function repositoriesOf (db: Db, session?: ClientSession, caches: Reposit
     trees: treesRepository(db, session, caches.trees),
     cards: cardsRepository(db, session),
     reviews: reviewsRepository(db, session),
+    reviewHistories: reviewHistoriesRepository(db, session),
     goals: goalsRepository(db, session),
     activity: activityRepository(db, session),
     userData: userDataRepository(db, session),

@@ -22,6 +22,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // undo takes back the latest review; reviews of one instant are ordered by seq
     { key: { userID: 1, reviewedAt: 1, seq: 1 }, name: 'user_reviewedAt_seq' }
   ],
+  // one document per card an Anki import brought reviews for: fitting and export read a user's kept imports' histories
+  reviewHistories: [
+    { key: { userID: 1, importID: 1 }, name: 'user_import' }
+  ],
   // one document per user and day: goals, streaks and the heatmap read a range of them
   activity: [
     { key: { userID: 1, day: 1 }, name: 'user_day' }

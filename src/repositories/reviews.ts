@@ -43,24 +43,18 @@ export interface ReviewDocument {
   /** the account's review count once this one was recorded: orders reviews of one instant */
   seq: number
   answer: StoredReviewAnswer
-  /** a review imported from Anki's log, by that import: never taken back by undo */
+  /**
+   * set on reviews an Anki import wrote one by one, before imports kept each card's history in one
+   * document (review-histories.ts): history, never taken back by undo
+   */
   importID?: string
 }
-
-/**
- * A review imported from Anki's log: a review of the log as any other (its schedules before and
- * after as far as Anki's row tells them), without the answer a retried review-card gets back, and
- * marked with its import, which nothing takes back (undo looks only at reviews without one). Its
- * reviewID is its _id.
- */
-export type ImportedReviewDocument = Omit<ReviewDocument, 'answer' | 'xp' | 'seq'> & { xp: 0, seq: 0, importID: string }
 
 /** What an Anki export reads of a review. */
 export type ExportReview = Pick<ReviewDocument, 'cardID' | 'rating' | 'reviewedAt' | 'before' | 'after'>
 
 export function reviewsRepository (db: Db, session?: ClientSession) {
   const reviews = db.collection<ReviewDocument>('reviews')
-  const imported = db.collection<ImportedReviewDocument>('reviews')
   const inSession = { session }
   return {
     /** Throws a duplicate key error (11000) when the user has a review of this reviewID already. */
@@ -126,20 +120,6 @@ export function reviewsRepository (db: Db, session?: ClientSession) {
         session
       })
       for await (const document of documents) visitLoggedAnswer(document as unknown as Uint8Array, visit)
-    },
-
-    async insertImported (documents: ImportedReviewDocument[]): Promise<void> {
-      if (documents.length > 0) await imported.insertMany(documents, { ordered: false, session })
-    },
-
-    /** Removes the reviews an import wrote, for an import that is not kept, `batch` at a time. Index user_reviewedAt_seq (its prefix). */
-    async removeImported (userID: string, importID: string, batch = 5000): Promise<number> {
-      let removed = 0
-      for (;;) {
-        const ids = (await reviews.find({ userID, importID }, { projection: { _id: 1 }, limit: batch, session }).toArray()).map((review) => review._id)
-        if (ids.length === 0) return removed
-        removed += (await reviews.deleteMany({ _id: { $in: ids } }, inSession)).deletedCount
-      }
     },
 
     /**

@@ -4,7 +4,7 @@ import yazl from 'yazl'
 import { loadSqlEngine } from '../anki/package-file.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, noteFields, noteGuid, revlogRow, scheduleRow,
+  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
@@ -146,17 +146,28 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         newCards.sort((a, b) => a.createdOrder - b.createdOrder || a.id - b.id)
         writer.positionNewCards(newCards.map((card) => card.id))
 
+        // revlog ids are unique: a review of a millisecond taken already goes a millisecond later
+        const revlogId = uniqueIds()
         let reviews = 0
-        let lastId = 0
+        const counted = async (): Promise<void> => {
+          reviews += 1
+          if (reviews > limits.reviews) throw tooLarge(`${limits.reviews} reviews`)
+          if (reviews % REVIEW_BATCH === 0) await othersTurn()
+        }
+        // the histories Anki imports brought, rows as Anki wrote them; then the reviews given here
+        for await (const history of repositories.reviewHistories.ofImports(userID, await repositories.imports.keptOf(userID))) {
+          const cid = cardIds.get(history._id)
+          if (cid === undefined) continue
+          for (const entry of history.reviews) {
+            writer.addRevlog(importedRevlogRow(entry, revlogId(entry.reviewedAt.getTime()), cid))
+            await counted()
+          }
+        }
         for await (const review of repositories.reviews.allOf(userID)) {
           const cid = cardIds.get(review.cardID)
           if (cid === undefined) continue
-          reviews += 1
-          if (reviews > limits.reviews) throw tooLarge(`${limits.reviews} reviews`)
-          // revlog ids are unique: reviews of one millisecond follow each other a millisecond apart
-          lastId = Math.max(review.reviewedAt.getTime(), lastId + 1)
-          writer.addRevlog(revlogRow(review, lastId, cid))
-          if (reviews % REVIEW_BATCH === 0) await othersTurn()
+          writer.addRevlog(revlogRow(review, revlogId(review.reviewedAt.getTime()), cid))
+          await counted()
         }
 
         const collection = writer.finish(newCards.length + 1)

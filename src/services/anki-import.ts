@@ -84,10 +84,10 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     return bytes
   }
 
-  /** Removes everything an import staged: its cards, its reviews, its content changes, its media files, its package. */
+  /** Removes everything an import staged: its cards, its review histories, its content changes, its media files, its package. */
   async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
     await repositories.cards.removeStaged(stagingOwner(document._id))
-    await repositories.reviews.removeImported(document.userID, document._id)
+    await repositories.reviewHistories.removeImport(document.userID, document._id)
     await repositories.imports.dropStagedUpdates(document._id)
     // media staged before a plan named them stay listed for removal: the sweep takes them
     if (plan !== undefined && plan.media.length > 0) await removeFiles(context, plan.media.map((file) => file.fileId)).catch(() => 0)
@@ -95,7 +95,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   }
 
   /** The content changes of cards the user had, then the cards staged, handed to the user. Repeating it changes nothing more. */
-  async function handOver (repositories: Repositories, document: ImportDocument): Promise<void> {
+  async function handOver (repositories: Repositories, document: ImportDocument, plan: ImportPlan): Promise<void> {
     const updates = await repositories.imports.stagedUpdates(document._id)
     const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent }>>()
     for (const staged of updates) {
@@ -107,7 +107,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     for (const [flashcardID, changes] of byFlashcard) {
       for (let start = 0; start < changes.length; start += 2000) await repositories.cards.setContents(document.userID, flashcardID, changes.slice(start, start + 2000))
     }
-    await repositories.cards.handOver(stagingOwner(document._id), document.userID)
+    await repositories.cards.handOver(stagingOwner(document._id), document.userID, plan.flashcards.map((flashcard) => flashcard.flashcardID))
     await repositories.imports.dropStagedUpdates(document._id)
   }
 
@@ -156,7 +156,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       if (plan.buriedUntil !== undefined) await repositories.users.noteBurial(userID, plan.buriedUntil)
       // the cards come without search pages: the first search makes them, as for an account from before search
       if (plan.cards > 0) await repositories.users.searchPagesPending(userID)
-      if (atomic) await handOver(repositories, document)
+      if (atomic) await handOver(repositories, document, plan)
       const recorded = await repositories.imports.update(document._id, runtime.instance, atomic
         ? { state: 'done', percent: 100, counts: staged.counts, warnings: staged.warnings, plan }
         : { state: 'committing', percent: 97, counts: staged.counts, warnings: staged.warnings, plan })
@@ -165,12 +165,12 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       return tree
     })
     repositories.trees.committed(userID, tree)
-    if (!atomic) await finish({ ...document, state: 'committing', plan })
+    if (!atomic) await finish({ ...document, state: 'committing', plan }, plan)
   }
 
   /** Finishes an import whose plan is applied: its cards handed over, its state done. */
-  async function finish (document: ImportDocument, recovered?: 'finished'): Promise<void> {
-    await handOver(repositories, document)
+  async function finish (document: ImportDocument, plan: ImportPlan, recovered?: 'finished'): Promise<void> {
+    await handOver(repositories, document, plan)
     await update(document._id, { state: 'done', percent: 100, ...(recovered === undefined ? {} : { recovered, warnings: [...document.warnings, 'the service stopped while this import was being kept; it was finished when the service started again'] }) })
     await rm(dirname(document.request.path), { recursive: true, force: true })
   }
@@ -294,8 +294,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         if (running?.importID === document._id || waiting.includes(document._id)) continue
         if (!await repositories.imports.takeOver(document, runtime.instance, until())) continue
         const held = { ...document, holder: runtime.instance }
-        if (document.state === 'committing') {
-          await finish(held, 'finished')
+        if (document.state === 'committing' && document.plan !== undefined) {
+          await finish(held, document.plan, 'finished')
         } else {
           await clean(held, document.plan)
           await update(document._id, {

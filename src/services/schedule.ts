@@ -1,3 +1,4 @@
+import { kindOfAnkiEntry } from '../domain/anki-revlog.js'
 import { userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { DEFAULT_PARAMETERS, type MemoryState, type Parameters } from '../domain/memory-model.js'
@@ -59,7 +60,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
     const days = new Map<string, number>()
     let lastAnswer = new Float64Array(256)
     let length = 0
-    await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {
+    const add = (cardID: string, at: number, reviewDay: string, rating: Rating | null, kind: number): void => {
       if (length === capacity) {
         capacity *= 2
         log = { card: grown(log.card, capacity), at: grown(log.at, capacity), day: grown(log.day, capacity), rating: grown(log.rating, capacity), kind: grown(log.kind, capacity) }
@@ -80,9 +81,16 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       log.at[length] = at
       log.day[length] = day
       log.rating[length] = rating === null ? 0 : RATING_NUMBERS[rating]
-      log.kind[length] = KIND_OF_STATE[stateBefore] ?? KINDS.indexOf('review')
+      log.kind[length] = kind
       lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
       length += 1
+    }
+    await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {
+      add(cardID, at, reviewDay, rating, KIND_OF_STATE[stateBefore] ?? KINDS.indexOf('review'))
+    })
+    // and the histories Anki imports brought, once each import is done, each row of the kind Anki's training reads it as
+    await repositories.reviewHistories.visitImported(userID, await repositories.imports.keptOf(userID), settings.logBatch, (cardID, at, reviewDay, rating, row) => {
+      add(cardID, at, reviewDay, rating, KINDS.indexOf(kindOfAnkiEntry(row)))
     })
     const trimmed: PackedLog = { card: log.card.slice(0, length), at: log.at.slice(0, length), day: log.day.slice(0, length), rating: log.rating.slice(0, length), kind: log.kind.slice(0, length) }
     return { log: trimmed, cardIDs, lastAnswer }

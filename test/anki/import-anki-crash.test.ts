@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { MongoClient, type Db } from 'mongodb'
 import tap from 'tap'
 import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
+import { loggedReviews } from '../helpers/anki-import.js'
 
 tap.setTimeout(600_000)
 
@@ -82,7 +83,7 @@ async function holdings (db: Db, userID: string) {
   return {
     cards: await db.collection('cards').countDocuments({ userID }),
     staged: await db.collection('cards').countDocuments({ userID: { $regex: '^anki-import:' } }),
-    reviews: await db.collection('reviews').countDocuments({ userID }),
+    reviews: await loggedReviews(db, userID),
     dayCounts: activity.reduce((sum, day) => sum + (day.reviews as number), 0),
     media: await db.collection('media').countDocuments({ userID }),
     flashcards,

@@ -1,9 +1,10 @@
 // import-anki of every format Anki writes, and of the same notes again (matched by guid).
 import { createHash } from 'node:crypto'
+import { join } from 'node:path'
 import tap, { test } from 'tap'
 import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
-import { expected, type ExpectedCard } from '../helpers/anki.js'
+import { expected, FIXTURES, type ExpectedCard } from '../helpers/anki.js'
 import { exportedFile } from '../helpers/anki-export.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
 
@@ -63,6 +64,12 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   t.equal(collection.cards.length, expected.cards.length, 'every card')
   t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
   t.equal(collection.revlog.length, Number(status.reviews), 'the review log')
+  // each graded row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
+  const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection.revlog
+  const rowsOf = (log: typeof original): string[] => Array.from({ length: log.length }, (_, row) => row)
+    .filter((row) => (log.button[row] ?? 0) >= 1 && (log.button[row] ?? 0) <= 4)
+    .map((row) => JSON.stringify([log.id[row], log.button[row], log.interval[row], log.lastInterval[row], log.factor[row], log.takenMs[row], log.kind[row]])).sort()
+  t.same(rowsOf(collection.revlog), rowsOf(original), 'every graded row of Anki\'s log, written back as it came')
   const shown = Object.entries(expected.media).filter(([name]) => name !== 'unused-but-kept.png').map(([, sha1]) => sha1).sort()
   t.same([...media.values()].sort(), shown, 'the media, byte for byte')
   const basic = expected.cards.find((card) => card.label === 'basic/0') as ExpectedCard

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto'
 import tap, { test } from 'tap'
 import { dayOf } from '../../src/domain/calendar.js'
-import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, expectRefusal, registerUser } from '../helpers/app.js'
 import { expected } from '../helpers/anki.js'
-import { CALENDAR, countsOf, fixture, importAnki, importedCards, labelOf, LEARNER, relative } from '../helpers/anki-import.js'
+import { CALENDAR, countsOf, fixture, importAnki, importedCards, labelOf, loggedReviews, LEARNER, relative } from '../helpers/anki-import.js'
 
 // every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
 tap.setTimeout(600_000)
@@ -128,7 +128,7 @@ test('the review history: in the log, the heatmap and the streak, earning no XP;
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app, LEARNER)
   const status = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
-  const reviews = await databaseOf(app).collection('reviews').countDocuments({ userID: user.userID })
+  const reviews = await loggedReviews(databaseOf(app), user.userID)
   t.equal(Number(status.reviews), reviews, 'the status counts the reviews logged')
   t.ok(reviews >= graded - 4 && reviews <= expected.revlogCount, `every graded row of Anki's log: ${reviews} of ${expected.revlogCount} rows`)
   const activity = await databaseOf(app).collection('activity').find({ userID: user.userID }).toArray()
@@ -142,6 +142,22 @@ test('the review history: in the log, the heatmap and the streak, earning no XP;
   await t.resolves(expectOk(app, 'undo-review', { jwtToken: user.jwtToken }).catch((error: Error) => {
     if (!/nothing_to_undo/.test(error.message)) throw error
   }), 'an imported review is history, not an answer undo takes back')
+})
+
+test('optimize-schedule fits on the imported history, every graded row of it, once the import is done', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  await expectRefusal(t, app, 'optimize-schedule', { jwtToken: user.jwtToken }, 409, 'not_enough_history', 'before the import: no history')
+  const status = await importAnki(app, user.jwtToken, fixture('history.apkg'))
+  t.equal(status.state, 'done')
+  const fit = await expectOk<{ reviews: string, items: string }>(app, 'optimize-schedule', { jwtToken: user.jwtToken })
+  // Anki's optimizer trained on 1,897 items of this history (history-parameters.json); the same rows
+  // here, cram answers told from reviews by their kind and ease as Anki tells them, give as many but
+  // for the days of a few rows (the learner's calendar, not the collection's rollover) and the
+  // manual rows the import leaves out (read as reviews, the cram rows alone would make 1,999)
+  const anki = (JSON.parse(fixture('history-parameters.json').toString()) as { fsrsItems: number }).fsrsItems
+  t.ok(Math.abs(Number(fit.items) - anki) / anki < 0.01, `trained on the items Anki's optimizer trains on, within 1%: ${fit.items} of Anki's ${anki}`)
+  t.ok(Number(fit.reviews) > 0.8 * Number(status.reviews), `made of the imported reviews: ${fit.reviews} of ${status.reviews}`)
 })
 
 test('without withScheduling every card arrives new, without history', async (t) => {

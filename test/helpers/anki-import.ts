@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { Db } from 'mongodb'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { databaseOf, expectOk, type TestUser } from './app.js'
 import { FIXTURES, type ExpectedCard } from './anki.js'
@@ -99,12 +100,21 @@ export async function importedCards (app: FastifyInstance, user: TestUser): Prom
   return cards
 }
 
+/** The reviews a user's log holds: their own, one document each, and those in the histories imports brought, one document a card. */
+export async function loggedReviews (db: Db, userID: string): Promise<number> {
+  const [histories] = await db.collection('reviewHistories').aggregate<{ reviews: number }>([
+    { $match: { userID } },
+    { $group: { _id: null, reviews: { $sum: { $size: '$reviews' } } } }
+  ]).toArray()
+  return await db.collection('reviews').countDocuments({ userID }) + (histories?.reviews ?? 0)
+}
+
 export async function countsOf (app: FastifyInstance, user: TestUser) {
   const db = databaseOf(app)
   return {
     cards: await db.collection('cards').countDocuments({ userID: user.userID }),
     staged: await db.collection('cards').countDocuments({ userID: { $regex: '^anki-import:' } }),
-    reviews: await db.collection('reviews').countDocuments({ userID: user.userID }),
+    reviews: await loggedReviews(db, user.userID),
     media: await db.collection('media').countDocuments({ userID: user.userID }),
     files: await db.collection('media.files').countDocuments({}),
     unrecorded: await db.collection('media_unrecorded').countDocuments({}),

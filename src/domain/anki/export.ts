@@ -11,6 +11,7 @@ import { flashcardIDsIn, locateFlashcard, locateFolder, type FolderNode, type Li
 import { Refusal } from '../refusals.js'
 import { CardState, type CardSchedule, type Rating } from '../scheduling.js'
 import type { CardRow, CollectionTiming, RevlogRow } from './writer.js'
+import type { HistoryEntry } from '../anki-import.js'
 
 /** What an export holds: the whole account, a folder with everything below it, or one flashcard. */
 export type ExportScope = { kind: 'account' } | { kind: 'folder', folderID: string } | { kind: 'flashcard', flashcardID: string }
@@ -215,6 +216,12 @@ export function revlogRow (review: ReviewToExport, id: number, cardId: number): 
     takenMs: 0,
     kind
   }
+}
+
+/** A row an Anki import brought, written back as Anki wrote it, under a new `id` if its own was taken. */
+export function importedRevlogRow (entry: HistoryEntry, id: number, cardId: number): RevlogRow {
+  const { interval, lastInterval, factor, takenMs, kind } = entry
+  return { id, cardId, button: BUTTONS[entry.rating], interval, lastInterval, factor, takenMs, kind }
 }
 
 // Anki's guid alphabet (pylib/anki/utils.py base91)
