@@ -1,14 +1,16 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
+import { fixture, importAnki } from '../helpers/anki-import.js'
 
-/** Documents of the user in every collection: folders, a flashcard, cards, reviews, a goal, the account. */
+/** Documents of the user in every collection: folders, a flashcard, cards, reviews, a goal, an Anki import with its review histories, the account. */
 async function fillAccount (app: FastifyInstance, user: TestUser): Promise<void> {
   const { flashcardID, cardIDs } = await makeDeck(app, user, {
     folder: ['Languages', 'Spanish'], name: 'Verbs', cards: [{ front: 'ser', back: 'to be' }, { front: 'tener', back: 'to have' }]
   })
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[0], rating: 'good' })
   await expectOk(app, 'create-goal', { jwtToken: user.jwtToken, type: 'Card', target: 5, end_date: '31/12/2099' }, 201)
+  await importAnki(app, user.jwtToken, fixture('collection.apkg'))
 }
 
 /** How many documents of the user each collection holds. */
@@ -31,7 +33,7 @@ test('delete-account', async (t) => {
 
   await t.test('every collection holds documents of both users to begin with', async (t) => {
     const counts = await documentsOf(app, leaving.userID)
-    for (const collection of ['users', 'trees', 'cards', 'reviews', 'goals']) {
+    for (const collection of ['users', 'trees', 'cards', 'reviews', 'goals', 'imports', 'reviewHistories', 'media']) {
       t.ok((counts[collection] ?? 0) > 0, `${collection} has documents of the user`)
       t.equal(staysBefore[collection], counts[collection], `${collection}: the other user has as many`)
     }
