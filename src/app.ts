@@ -134,7 +134,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     clock: app.clock,
     quotas: app.quotas,
     mediaUrl: config.mediaUrl ?? ((userID, mediaID) => links.urlOf(userID, mediaID, app.clock())),
-    media: { graceSeconds: mediaSettings.graceSeconds, uploadWindowMs: connectionLimits.requestTimeoutMs, links }
+    media: { graceSeconds: mediaSettings.graceSeconds, uploadWindowMs: connectionLimits.uploadTimeoutMs, links }
   }, {
     fitter: app.fitter,
     settings: { ...DEFAULT_FITTING_SETTINGS, ...config.fitting },

@@ -39,6 +39,12 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'a request must arrive whole, headers and body, within this time, or it gets 408 and its connection is closed'
   }),
+  UPLOAD_TIMEOUT_MS: Type.Integer({
+    minimum: 10_000,
+    maximum: 86_400_000,
+    default: 3_600_000,
+    description: 'an upload (upload-media, import-flashcard-zip, import-anki) must arrive whole within this time, and bring at least 64 KiB in every REQUEST_TIMEOUT_MS, or it gets 408 and its connection is closed'
+  }),
   MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
@@ -97,7 +103,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'UPLOAD_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)

@@ -46,7 +46,7 @@ async function main (): Promise<void> {
     databaseProcess: runtime.databaseProcess,
     loggerInstance: logger,
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== ''),
-    connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS },
+    connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, uploadTimeoutMs: config.UPLOAD_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS },
     media: { graceSeconds: config.MEDIA_GRACE_SECONDS, urlLifetimeSeconds: config.MEDIA_URL_LIFETIME_SECONDS, sweepEverySeconds: config.MEDIA_SWEEP_SECONDS },
     imports: { leaseMs: config.IMPORT_LEASE_SECONDS * 1000 }
   }).catch(async (error: unknown) => {

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../src/config.js'
 
 test('defaults apply when the environment says nothing', async (t) => {
   t.same(loadConfig({}), {
-    PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000, DATABASE_CACHE_SIZE: '512M', REQUEST_TIMEOUT_MS: 10_000, MAX_CONNECTIONS_PER_ADDRESS: 100,
+    PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', LOG_LEVEL: 'info', CORS_ORIGINS: '', DATABASE_TIMEOUT_MS: 10_000, DATABASE_CACHE_SIZE: '512M', REQUEST_TIMEOUT_MS: 10_000, UPLOAD_TIMEOUT_MS: 3_600_000, MAX_CONNECTIONS_PER_ADDRESS: 100,
     MEDIA_GRACE_SECONDS: 86_400, MEDIA_URL_LIFETIME_SECONDS: 3600, MEDIA_SWEEP_SECONDS: 3600, IMPORT_LEASE_SECONDS: 15
   })
 })
@@ -28,6 +28,7 @@ test('a wrong value stops start-up with a message naming the variable', async (t
     [{ DATABASE_TIMEOUT_MS: '5s' }, /DATABASE_TIMEOUT_MS/],
     [{ DATABASE_TIMEOUT_MS: '10' }, /DATABASE_TIMEOUT_MS/],
     [{ REQUEST_TIMEOUT_MS: '500' }, /REQUEST_TIMEOUT_MS/],
+    [{ UPLOAD_TIMEOUT_MS: '5000' }, /UPLOAD_TIMEOUT_MS/],
     [{ MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /MAX_CONNECTIONS_PER_ADDRESS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL.*expected one of fatal, error, warn, info, debug, trace, silent/],
     [{ MONGODB_URL: 'http://localhost:27017' }, /MONGODB_URL/],

@@ -31,7 +31,8 @@ async function startService (dataDir: string, sweepSeconds: number): Promise<Run
     LOG_LEVEL: 'info',
     MEDIA_GRACE_SECONDS: String(GRACE_SECONDS),
     MEDIA_SWEEP_SECONDS: String(sweepSeconds),
-    REQUEST_TIMEOUT_MS: '3000'
+    REQUEST_TIMEOUT_MS: '3000',
+    UPLOAD_TIMEOUT_MS: '10000'
   }
   delete env.MONGODB_URL
   delete env.JWT_SECRET

@@ -4,15 +4,30 @@ import type { ServerOptions } from 'node:http'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { RefusalCode } from '../domain/refusals.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** a file upload (upload-media, import-flashcard-zip, import-anki): its body may take uploadTimeoutMs, as long as it keeps coming */
+    upload?: boolean
+  }
+}
+
 /** What a connection may hold of the service before anything is counted as a request under way. */
 export interface ConnectionLimits {
   /** a request must arrive whole, headers and body, within this time (ms), or it gets 408 and its connection is closed */
   requestTimeoutMs: number
+  /**
+   * an upload must arrive whole within this time (ms), and bring at least UPLOAD_PACE_BYTES in every
+   * requestTimeoutMs of it; else 408 and its connection is closed
+   */
+  uploadTimeoutMs: number
   /** connections open at once from one client address; past it a new one gets 429 and is closed; 0: no cap */
   perAddress: number
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { requestTimeoutMs: 10_000, perAddress: 100 }
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { requestTimeoutMs: 10_000, uploadTimeoutMs: 3_600_000, perAddress: 100 }
+
+/** The least an upload must bring in each requestTimeoutMs: 64 KiB, 6.4 KiB/s at the default, which any link carries and a trickle does not. */
+export const UPLOAD_PACE_BYTES = 64 * 1024
 
 /** An answer written straight to the socket, before any request reached Fastify, in the error contract. */
 function rawAnswer (status: string, headers: string, code: RefusalCode, error: string): string {
@@ -21,20 +36,33 @@ function rawAnswer (status: string, headers: string, code: RefusalCode, error: s
     `Cache-Control: no-store\r\nConnection: close\r\n${headers}\r\n${body}`
 }
 
+function timedOutAnswer (ms: number, what = 'the request'): string {
+  return rawAnswer('408 Request Timeout', '', 'request_timeout', `${what} did not arrive whole within ${ms / 1000} seconds: send its headers and body at once`)
+}
+
+/** Answers 408 on the request's connection, which is then closed; what was read of the request is dropped. */
+function cutOff (socket: Socket, answer: string): void {
+  if (socket.destroyed) return
+  if (socket.writable) socket.end(answer)
+  socket.destroySoon()
+}
+
 /**
  * The HTTP server's side of the limits, for Fastify's constructor: Node's own
- * request timeout, checked every second rather than every 30 s, and the
- * answers to what goes wrong before a request reaches Fastify, in the
- * service's error contract.
+ * request timeout, the longest a request may take (an upload's), checked every
+ * second rather than every 30 s; the headers' timeout; and the answers to what
+ * goes wrong before a request reaches Fastify, in the service's error contract.
+ * The shorter time of every request that is not an upload is kept by the
+ * plugin below.
  */
 export function connectionServerOptions (limits: ConnectionLimits): Pick<FastifyServerOptions, 'requestTimeout' | 'clientErrorHandler'> & { http: ServerOptions } {
-  const seconds = limits.requestTimeoutMs / 1000
-  const timedOut = rawAnswer('408 Request Timeout', '', 'request_timeout',
-    `the request did not arrive whole within ${seconds} seconds: send its headers and body at once`)
+  // a backstop past the plugin's own deadlines, which come first with their own words
+  const longest = Math.max(limits.requestTimeoutMs, limits.uploadTimeoutMs) + limits.requestTimeoutMs
+  const timedOut = timedOutAnswer(longest)
   const malformed = rawAnswer('400 Bad Request', '', 'malformed_request', 'the request is not well-formed HTTP/1.1: send a valid request')
   const headersTooLarge = rawAnswer('431 Request Header Fields Too Large', '', 'headers_too_large', 'the request headers are too large: send fewer or shorter headers')
   return {
-    requestTimeout: limits.requestTimeoutMs,
+    requestTimeout: longest,
     // the headers too: a connection that sends nothing is a request that does not arrive
     http: { headersTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.requestTimeoutMs) },
     clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
@@ -43,10 +71,62 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
         ? timedOut
         : error.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge : malformed
       this.log.debug({ err: error, remoteAddress: socket.remoteAddress }, 'client error before a request was read')
-      if (socket.writable) socket.end(answer)
-      socket.destroySoon()
+      cutOff(socket, answer)
     }
   }
+}
+
+/**
+ * Every request's body must arrive within requestTimeoutMs of its headers; an upload's within
+ * uploadTimeoutMs, bringing at least UPLOAD_PACE_BYTES in each requestTimeoutMs (counted on its
+ * socket, whose bytes are the upload's: a request's body is read only once it is answered, so no
+ * other request shares it meanwhile). Past either, 408 and the connection closed.
+ */
+function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
+  const timedOut = timedOutAnswer(limits.requestTimeoutMs)
+  const uploadTimedOut = timedOutAnswer(limits.uploadTimeoutMs, 'the upload')
+  const tooSlow = rawAnswer('408 Request Timeout', '', 'request_timeout',
+    `the upload brought less than ${UPLOAD_PACE_BYTES / 1024} KiB in ${limits.requestTimeoutMs / 1000} seconds: send it over a faster link, or send a smaller file`)
+  app.addHook('onRequest', (request, reply, done) => {
+    const { raw } = request
+    const socket = raw.socket
+    if (raw.complete) {
+      done()
+      return
+    }
+    const upload = request.routeOptions.config.upload === true
+    const arrived = (): boolean => raw.complete || socket.destroyed
+    let read = socket.bytesRead
+    // a request's body in time; an upload's at its pace, each requestTimeoutMs
+    const check = setInterval(() => {
+      if (arrived()) {
+        stop()
+      } else if (!upload) {
+        stop()
+        cutOff(socket, timedOut)
+      } else if (socket.bytesRead - read < UPLOAD_PACE_BYTES) {
+        stop()
+        cutOff(socket, tooSlow)
+      }
+      read = socket.bytesRead
+    }, limits.requestTimeoutMs)
+    const deadline = upload
+      ? setTimeout(() => {
+        stop()
+        if (!arrived()) cutOff(socket, uploadTimedOut)
+      }, limits.uploadTimeoutMs)
+      : undefined
+    check.unref()
+    deadline?.unref()
+    function stop (): void {
+      clearInterval(check)
+      clearTimeout(deadline)
+    }
+    raw.once('end', stop)
+    raw.once('close', stop)
+    reply.raw.once('close', stop)
+    done()
+  })
 }
 
 /**
@@ -55,6 +135,7 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
  * the proxy's address: the cap is then set to 0 (off) and left to the proxy.
  */
 export default fp<ConnectionLimits>(async function connections (app, limits) {
+  bodyDeadlines(app, limits)
   if (limits.perAddress <= 0) return
   const tooMany = rawAnswer('429 Too Many Requests', 'Retry-After: 1\r\n', 'too_many_connections',
     `more than ${limits.perAddress} connections are open from this address: reuse an open connection, or close idle ones`)

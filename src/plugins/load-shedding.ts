@@ -32,6 +32,12 @@ export interface LoadShedding {
    */
   maxInFlight: number
   maxInFlightPerUser: number
+  /**
+   * uploads under way at once (upload-media, import-flashcard-zip, import-anki), counted apart
+   * from the requests above: an upload may take an hour to arrive over a slow link, and must not
+   * hold the places every other request needs; past it 503, Retry-After 5
+   */
+  maxUploads: number
 }
 
 export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
@@ -43,7 +49,8 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
   sampleIntervalMs: 1000,
   retryAfterSeconds: 5,
   maxInFlight: 64,
-  maxInFlightPerUser: 16
+  maxInFlightPerUser: 16,
+  maxUploads: 16
 }
 
 /**
@@ -62,9 +69,18 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   // answer is sent or its connection closes: a client that sends its headers and then
   // trickles its body, or nothing, holds no place (plugins/connections.ts times it out).
   let inFlight = 0
+  let uploads = 0
   const inFlightByUser = new Map<string, number>()
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
+    if (request.routeOptions.config.upload === true) {
+      if (uploads >= shedding.maxUploads) {
+        throw new Refusal('service_overloaded', `the service is receiving ${shedding.maxUploads} uploads, the most it takes at once: retry after the seconds in Retry-After`, shedding.retryAfterSeconds)
+      }
+      uploads += 1
+      reply.raw.once('close', () => { uploads -= 1 })
+      return
+    }
     if (inFlight >= shedding.maxInFlight) {
       throw new Refusal('service_overloaded', `the service is serving ${shedding.maxInFlight} requests, the most it takes at once: retry after the seconds in Retry-After`, 1)
     }

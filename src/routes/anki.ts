@@ -99,7 +99,8 @@ const anki: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     uploads.post('/import-anki', {
-      config: { public: true },
+      // it reads its own token, from the form; the file may take UPLOAD_TIMEOUT_MS to arrive
+      config: { public: true, upload: true },
       validatorCompiler: () => () => true,
       schema: {
         summary: 'Import an Anki package (.apkg or .colpkg) in the background',

@@ -114,8 +114,8 @@ const transfer: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     archives.post('/import-flashcard-zip', {
-      // it reads its own token, from the form
-      config: { public: true },
+      // it reads its own token, from the form; the file may take UPLOAD_TIMEOUT_MS to arrive
+      config: { public: true, upload: true },
       // the form is read part by part as it arrives, not as one body: the schema documents it
       validatorCompiler: () => () => true,
       schema: {

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, registerUser } from '../helpers/app.js'
+import { formBody, samples } from '../helpers/media.js'
 
 /** A connection from `localAddress` (any 127.x.y.z is this machine's loopback), with everything it receives. */
 interface Client { socket: Socket, received: () => string, closed: Promise<void>, isClosed: () => boolean }
@@ -29,11 +30,12 @@ async function call (app: FastifyInstance, operation: string, body: object): Pro
   return response.status
 }
 
-async function listening (t: { teardown: (fn: () => unknown) => void }, limits: { requestTimeoutMs: number, perAddress: number }): Promise<FastifyInstance> {
+async function listening (t: { teardown: (fn: () => unknown) => void }, limits: { requestTimeoutMs: number, perAddress: number, uploadTimeoutMs?: number },
+  shedding: { maxInFlight: number, maxInFlightPerUser: number, maxUploads?: number } = { maxInFlight: 64, maxInFlightPerUser: 16 }): Promise<FastifyInstance> {
   const app = await buildTestApp(t, import.meta.filename, {
     connectionLimits: limits,
     // the service's own limits on requests under way, as it runs: slow clients must not take them
-    loadShedding: { maxInFlight: 64, maxInFlightPerUser: 16 }
+    loadShedding: shedding
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return app
@@ -106,4 +108,77 @@ test('connections from one address are capped: past the cap a new one gets 429 a
   again.socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
   await again.closed
   t.match(again.received(), /^HTTP\/1\.1 200 /)
+})
+
+/**
+ * Starts an upload-media of `file` on a connection of its own and sends its body `bytesPerTick`
+ * every 100 ms; the status line of its answer once the connection has it.
+ */
+async function paced (app: FastifyInstance, jwtToken: string, file: Buffer, bytesPerTick: number): Promise<{ client: Client, answered: Promise<string> }> {
+  const { payload, headers } = formBody([{ name: 'jwtToken', value: jwtToken }, { name: 'file', file }])
+  const client = await open(app, '127.0.0.4')
+  client.socket.write(`POST /api/upload-media HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${headers['content-type'] ?? ''}\r\n` +
+    `Content-Length: ${payload.length}\r\nConnection: close\r\n\r\n`)
+  let sent = 0
+  const ticks = setInterval(() => {
+    if (client.isClosed() || sent >= payload.length) {
+      clearInterval(ticks)
+      return
+    }
+    client.socket.write(payload.subarray(sent, sent + bytesPerTick))
+    sent += bytesPerTick
+  }, 100)
+  const answered = client.closed.then(() => {
+    clearInterval(ticks)
+    return client.received()
+  })
+  return { client, answered }
+}
+
+test('an upload may take longer than a request, as long as it keeps coming; a trickle is cut off', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 1000, perAddress: 100 })
+  const user = await registerUser(app)
+
+  // 480 KiB at 160 KiB/s: three times the request time limit, at a pace well over 64 KiB a second
+  const steady = await paced(app, user.jwtToken, samples.png(480 * 1024), 16 * 1024)
+  const answer = await steady.answered
+  t.match(answer, /^HTTP\/1\.1 201 /, 'the steady upload is stored (201)')
+
+  // 100 KiB at 20 KiB/s: under 64 KiB in a request's time
+  const trickle = await paced(app, user.jwtToken, samples.png(100 * 1024), 2 * 1024)
+  const cut = await trickle.answered
+  t.match(cut, /^HTTP\/1\.1 408 /, 'the trickled upload gets 408')
+  t.match(cut, /brought less than 64 KiB in 1 seconds/)
+
+  // and a JSON body at the same steady pace still has the request's time, not an upload's
+  const client = await open(app, '127.0.0.2')
+  client.socket.write('POST /api/get-user HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 480000\r\n\r\n')
+  const json = setInterval(() => { if (!client.isClosed()) client.socket.write(' '.repeat(16 * 1024)) }, 100)
+  t.teardown(() => clearInterval(json))
+  await client.closed
+  t.match(client.received(), /^HTTP\/1\.1 408 /, 'a request body that takes longer than a request gets 408')
+  t.match(client.received(), /did not arrive whole within 1 seconds/)
+})
+
+test('an upload is cut off at the upload time limit however steady it is', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 1000, uploadTimeoutMs: 1500, perAddress: 100 })
+  const user = await registerUser(app)
+  const steady = await paced(app, user.jwtToken, samples.png(800 * 1024), 16 * 1024)
+  const answer = await steady.answered
+  t.match(answer, /^HTTP\/1\.1 408 /, '408 past the upload time limit')
+  t.match(answer, /the upload did not arrive whole within 1\.5 seconds/)
+})
+
+test('uploads under way take places of their own: slow ones leave every request its place, past their own cap 503', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 2000, perAddress: 100 }, { maxInFlight: 2, maxInFlightPerUser: 16, maxUploads: 3 })
+  const user = await registerUser(app)
+  // three uploads arriving slowly (100 KiB/s: 4 s for 400 KiB), more than the two places for requests
+  const uploads = await Promise.all(Array.from({ length: 3 }, async () => await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const statuses: number[] = []
+  for (let n = 0; n < 5; n++) statuses.push(await call(app, 'get-user', { jwtToken: user.jwtToken }))
+  t.same(statuses, Array(5).fill(200), 'requests are served while the uploads arrive')
+  const fourth = await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)
+  t.match(await fourth.answered, /^HTTP\/1\.1 503 /, 'a fourth upload at once: 503')
+  for (const upload of uploads) t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'each of the three is stored')
 })
