@@ -71,7 +71,8 @@ export const CardDetails = Type.Object({
   ...CardStanding,
   stability: Type.Optional(Type.String({ description: 'the card\'s memory stability in days (FSRS), as Anki\'s card info shows it; absent for a new card' })),
   difficulty: Type.Optional(Type.String({ description: 'the card\'s difficulty, 1 to 10 (FSRS); absent for a new card' })),
-  retrievability: Type.Optional(Type.String({ description: 'the chance, 0 to 1, of recalling the card now (FSRS, with the user\'s parameters); absent for a new card' }))
+  retrievability: Type.Optional(Type.String({ description: 'the chance, 0 to 1, of recalling the card now (FSRS, with the user\'s parameters); absent for a new card' })),
+  tags: Type.Optional(Type.Array(Type.String(), { description: 'the tags of the Anki note the card was imported from, as Anki had them; absent when it had none' }))
 })
 
 export const Flashcard = Type.Object({

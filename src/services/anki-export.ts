@@ -112,7 +112,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
                 guid: noteGuid(card.noteID ?? card._id, card.ankiGuid),
                 kind: card.noteID === undefined ? 'basic' : 'cloze',
                 fields: noteFields(card, fileOf),
-                modified: Math.floor(now.getTime() / 1000)
+                modified: Math.floor(now.getTime() / 1000),
+                ...(card.tags === undefined ? {} : { tags: card.tags })
               })
             }
             const id = cardId(created)

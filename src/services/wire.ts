@@ -114,7 +114,7 @@ export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardCon
 }
 
 /** A card with its content, schedule and standing, as get-flashcard, edit-card and the study queue show it. */
-export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardStandingFields & StoredCard & Pick<CardDocument, 'due'> & Partial<Pick<CardDocument, 'stability' | 'difficulty'>>,
+export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardStandingFields & StoredCard & Pick<CardDocument, 'due'> & Partial<Pick<CardDocument, 'stability' | 'difficulty' | 'tags'>>,
   calendar: UserCalendar & { fsrsParameters?: readonly number[] }, mediaUrl: UserMediaUrl, now: Date) {
   const { last_review: lastReview, review_status: reviewStatus } = cardLeaf(card, calendar)
   return {
@@ -124,7 +124,8 @@ export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardSta
     last_review: lastReview,
     due: card.due.toISOString(),
     ...cardStanding(card, calendar, now),
-    ...memoryState(card, calendar.fsrsParameters, now)
+    ...memoryState(card, calendar.fsrsParameters, now),
+    ...(card.tags === undefined || card.tags.length === 0 ? {} : { tags: card.tags })
   }
 }
 

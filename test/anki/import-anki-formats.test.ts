@@ -39,6 +39,9 @@ test('importing the same package again updates the notes it matched by guid inst
   // the learner changes a card here; the package brings its text back
   const basic = first.get('fixture-basic/0') as CardDetails & { flashcard: Flashcard }
   await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: basic.flashcard.flashcardID, cardID: basic.cardID, front: 'changed here' })
+  const found = async (query: string): Promise<string[]> =>
+    (await expectOk<{ results: Array<{ cardID: string }> }>(app, 'search-cards', { jwtToken: user.jwtToken, query })).results.map((result) => result.cardID)
+  t.same(await found('changed here'), [basic.cardID], 'search finds the card by the text written here')
   const again = await importAnki(app, user.jwtToken, fixture('legacy-anki21.apkg'))
   t.equal(again.state, 'done', JSON.stringify(again))
   t.match(again.warnings.join(' '), /updated rather than added again/)
@@ -48,6 +51,8 @@ test('importing the same package again updates the notes it matched by guid inst
   t.equal(second.get('fixture-basic/0')?.cardID, basic.cardID, 'the same card')
   t.match(second.get('fixture-basic/0')?.frontHtml, /Capital/, 'its text as the package has it')
   t.equal(second.get('fixture-basic/0')?.stability, basic.stability, 'its schedule as it was')
+  t.same(await found('changed here'), [], 'search no longer finds the text the package replaced')
+  t.ok((await found('Capital France')).includes(basic.cardID), 'and finds the card by the package\'s text')
   t.equal(after.updates, 0, 'no staged change left')
 })
 
@@ -63,6 +68,7 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   const collection = pkg.collection
   t.equal(collection.cards.length, expected.cards.length, 'every card')
   t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
+  t.same(Object.fromEntries(collection.notes.map((note) => [note.guid, note.tags])), Object.fromEntries(Object.entries(expected.notes).map(([guid, note]) => [guid, note.tags])), 'with its tags')
   t.equal(collection.revlog.length, Number(status.reviews), 'the review log')
   // each graded row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
   const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection.revlog

@@ -122,6 +122,11 @@ test('media bytes come over equal, and tags with the notes', async (t) => {
   t.same([...digests].sort(), shown.sort(), 'each media file the cards show, byte for byte')
   const usage = (await databaseOf(app).collection('users').findOne({ _id: user.userID as never }))?.usage
   t.ok(usage?.mediaBytes > 0, 'charged to the media quota')
+  // every card shows its note's tags (get-flashcard), none when the note had none
+  const tagsOf = Object.fromEntries([...cards].map(([key, card]) => [key, card.tags ?? []]))
+  const wanted = Object.fromEntries([...cards.keys()].map((key) => [key, expected.notes[key.slice(0, key.lastIndexOf('/'))]?.tags ?? []]))
+  t.same(tagsOf, wanted, 'each card with its note\'s tags')
+  t.same(cards.get('fixture-basic/0')?.tags, ['europe', 'geo'])
 })
 
 test('the review history: in the log, the heatmap and the streak, earning no XP; the preset\'s parameters adopted', async (t) => {

@@ -73,6 +73,7 @@ export interface CardDetails {
   stability?: string
   difficulty?: string
   retrievability?: string
+  tags?: string[]
 }
 export interface Flashcard { flashcardID: string, flashcardName: string, folder: string[], cards: CardDetails[] }
 

@@ -39,6 +39,8 @@ export interface NoteRow {
   fields: [string, string]
   /** epoch seconds */
   modified: number
+  /** the note's tags, each without spaces */
+  tags?: readonly string[]
 }
 
 export interface CardRow {
@@ -241,7 +243,7 @@ export class CollectionWriter {
     this.db.run('pragma synchronous = off')
     this.db.exec(SCHEMA_11)
     this.db.run('begin')
-    this.insertNote = this.db.prepare('insert into notes values (?, ?, ?, ?, -1, \'\', ?, ?, ?, 0, \'\')')
+    this.insertNote = this.db.prepare('insert into notes values (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, \'\')')
     this.insertCard = this.db.prepare('insert into cards values (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)')
     this.insertRevlog = this.db.prepare('insert into revlog values (?, ?, -1, ?, ?, ?, ?, ?, ?)')
     this.decks[DEFAULT_DECK_ID] = deckJson(DEFAULT_DECK_ID, 'Default', this.seconds(), 1)
@@ -257,7 +259,9 @@ export class CollectionWriter {
 
   addNote (note: NoteRow): void {
     const sortField = plainText(note.fields[0])
-    this.insertNote.run([note.id, note.guid, NOTETYPE_IDS[note.kind], note.modified, note.fields.join('\u001f'), sortField, fieldChecksum(sortField)])
+    // Anki keeps a note's tags space-separated, with a space before the first and after the last
+    const tags = note.tags === undefined || note.tags.length === 0 ? '' : ` ${note.tags.join(' ')} `
+    this.insertNote.run([note.id, note.guid, NOTETYPE_IDS[note.kind], note.modified, tags, note.fields.join('\u001f'), sortField, fieldChecksum(sortField)])
   }
 
   addCard (card: CardRow): void {
