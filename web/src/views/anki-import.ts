@@ -46,7 +46,7 @@ export const showAnkiImport: Screen = (container, { session }) => {
   submit.id = 'anki-import-start'
   const choices = el('fieldset', { class: 'plain-fieldset' }, [
     field('Anki package (.apkg or .colpkg)', fileInput, 'At most 1 GiB. In Anki: File > Export, as an Anki Deck Package with scheduling information and media, or an Anki Collection Package for everything.'),
-    field('Import into', folderChoice, 'Each Anki deck A::B becomes folders A and B here; a deck\'s own cards become a deck of its name.'),
+    field('Import into', folderChoice, 'Anki\'s decks become folders inside the one chosen (A::B a folder B in a folder A), each deck\'s own cards a deck of its name.'),
     el('label', { class: 'check-row' }, [withScheduling, ' Keep scheduling and review history']),
     el('p', { class: 'hint check-hint', id: 'anki-with-scheduling-hint' }, [
       'Each card keeps its due day and memory state, and your Anki reviews count in your heatmap and streak (they earn no XP). Untick to start every card as new.'
@@ -96,6 +96,8 @@ export const showAnkiImport: Screen = (container, { session }) => {
     forgetImport(userID)
     const heading = el('h2', { id: 'anki-result-heading', tabindex: -1 })
     if (ended.state === 'done') {
+      // the package is in the library: the form is left ready for another, not for this one again
+      fileInput.value = ''
       status.textContent = `Import done: ${plural(Number(ended.cards), 'card')} from "${underWay.fileName}".`
       heading.textContent = 'Import done'
       replaceChildren(result, [
@@ -127,7 +129,9 @@ export const showAnkiImport: Screen = (container, { session }) => {
       ])
     }
     result.hidden = false
-    focusIfLost(heading)
+    // the focus was on the progress bar, now put away: the outcome is what to read next
+    if (document.activeElement === progressBar) heading.focus()
+    else focusIfLost(heading)
   }
 
   const startOver = (): void => {
@@ -254,10 +258,10 @@ export const showAnkiImport: Screen = (container, { session }) => {
 
 /** What a failed import says, in the page's words, with its code. */
 function failureText (ended: ImportStatus): string {
-  // the service's sentence may end with a full stop of its own, before the code
+  // the service's sentence may end with a full stop of its own
   const said = (ended.error === undefined ? 'the service did not say why' : inPageWords(ended.error)).replace(/\.$/, '')
-  const code = ended.code === undefined ? '' : ` (${ended.code})`
-  return `${said.charAt(0).toUpperCase()}${said.slice(1)}${code}.${ADVICE[ended.code ?? ''] ?? ''}`
+  const code = ended.code === undefined ? '' : ` Code: ${ended.code}.`
+  return `${said.charAt(0).toUpperCase()}${said.slice(1)}.${ADVICE[ended.code ?? ''] ?? ''}${code}`
 }
 
 /** What to do about a failure, where the service's sentence may not say it. */
