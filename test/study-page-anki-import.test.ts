@@ -1,6 +1,6 @@
 // Import from Anki in the study page, in Chromium: the package chosen, its upload's progress
 // then the import's, the counts get-import-status gives and the decks in the library after;
-// an import that fails and one the service refuses each say why, with nothing imported;
+// an import that fails and uploads the service refuses each say why, with nothing imported;
 // an import under way is found again after a reload, and forgotten at logout.
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
@@ -100,7 +100,7 @@ test('an Anki package imported into a folder: the upload\'s progress, the import
   t.same(study.consoleErrors, [], 'no console errors')
 })
 
-test('a package that is not one, and a folder deleted meanwhile: each says why, and nothing is imported', BROWSER_TEST, async (t) => {
+test('a package that is not one, a folder deleted meanwhile, an upload too slow: each says why, and nothing is imported', BROWSER_TEST, async (t) => {
   const study = await openStudyPage(t, import.meta.filename)
   const { page, app, token } = study
   const gone = await expectOk<{ folderID: string }>(app, 'create-folder', { jwtToken: token, path: ['Gone'] }, 201)
@@ -119,6 +119,21 @@ test('a package that is not one, and a folder deleted meanwhile: each says why, 
   t.match(await page.$eval('#inline-error', (error) => error.textContent), /folder/i, 'the refusal is said next to the form')
   t.equal(await page.$eval('#anki-import-form fieldset', (fields) => (fields as HTMLFieldSetElement).disabled), false, 'the form can be sent again')
   t.equal(await page.$eval('#anki-file', (input) => (input as HTMLInputElement).files?.length), 1, 'with the package still chosen')
+
+  // an upload slower than the service waits for (408): said of the package, with what to do
+  study.intercept = async (request) => {
+    if (!request.url().endsWith('/api/import-anki')) return false
+    await request.respond({
+      status: 408,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: 'the request did not arrive whole within 10 seconds: send its headers and body at once', code: 'request_timeout' })
+    })
+    return true
+  }
+  await click(page, '#anki-import-start')
+  await page.waitForFunction(() => document.querySelector('#inline-error')?.textContent?.startsWith('The package did not arrive in time') === true)
+  t.pass('an upload too slow is said of the package, with what to do')
+  study.intercept = async () => false
 
   // a file that is no zip: the upload is taken, and the import fails, saying why and with its code
   await page.select('#anki-folder', '')

@@ -195,7 +195,7 @@ export const showAnkiImport: Screen = (container, { session }) => {
       if (!onScreen) return
       settle()
       status.textContent = ''
-      reportFailure(error, submit)
+      reportFailure(uploadFailure(error), submit)
     })
   }
 
@@ -228,7 +228,8 @@ export const showAnkiImport: Screen = (container, { session }) => {
     sending.importID.catch((error: unknown) => {
       // told here when the user is on another screen: on this one, watch() tells it next to the form
       if (sending.onProgress === null && !(error instanceof SessionEndedError)) {
-        showError(`"${sending.fileName}" was not imported: ${error instanceof Error ? error.message : String(error)}`)
+        const failure = uploadFailure(error)
+        showError(`"${sending.fileName}" was not imported: ${failure instanceof Error ? failure.message : String(failure)}`)
       }
     })
     watch(sending)
@@ -254,6 +255,16 @@ export const showAnkiImport: Screen = (container, { session }) => {
     window.clearTimeout(pollTimer)
     if (upload !== null) upload.onProgress = null
   }
+}
+
+/**
+ * An upload's failure as the learner can act on it: the service's words on a request that came
+ * too slowly speak of headers and bodies, and are said again of the package.
+ */
+function uploadFailure (error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'request_timeout') return error
+  return new ApiError(error.code, `The package did not arrive in time (${error.message}). ` +
+    'Try again over a faster connection, or export fewer decks at a time; whoever runs the service can also give uploads longer.')
 }
 
 /** What a failed import says, in the page's words, with its code. */
