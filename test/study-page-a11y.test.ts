@@ -1,10 +1,12 @@
 // Accessibility of the study page, in Chromium: axe-core finds no serious or critical
-// violation on the study, library and progress (goals) screens, in the light and the dark
+// violation on the study, library, progress (goals) and Anki import screens, in the light and the dark
 // scheme; the dark scheme is really dark; and every focus ring has at least 3:1 contrast
 // against what is behind it (WCAG 2.2, 1.4.11 and 2.4.13).
+import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
+import { FIXTURES } from './helpers/anki.js'
 import { click, goTo, openFlashcard, openStudyPage, seriousAxeViolations, withoutChromium } from './helpers/study-page.js'
 
 const BROWSER_TEST = { skip: withoutChromium, timeout: 110_000 }
@@ -53,7 +55,14 @@ async function focusRings (page: Page, count: number): Promise<FocusRing[]> {
   return rings
 }
 
-test('no serious or critical axe-core violation on study, library and progress, light and dark; focus rings at 3:1', BROWSER_TEST, async (t) => {
+/** Sends an Anki package from the import screen on show. */
+async function sendPackage (page: Page, name: string): Promise<void> {
+  const input = await page.waitForSelector('input#anki-file')
+  await input?.uploadFile(join(FIXTURES, name))
+  await click(page, '#anki-import-start')
+}
+
+test('no serious or critical axe-core violation on study, library, progress and Anki import, light and dark; focus rings at 3:1', BROWSER_TEST, async (t) => {
   const study = await openStudyPage(t, import.meta.filename)
   const { page, app, token } = study
   await expectOk(app, 'create-folder', { jwtToken: token, path: ['Languages', 'Spanish'] }, 201)
@@ -117,6 +126,37 @@ test('no serious or critical axe-core violation on study, library and progress, 
     t.same(await seriousAxeViolations(page), [], `${scheme}: a goal being edited`)
     const progressRings = await focusRings(page, 12)
     t.same(progressRings.filter((ring) => ring.ratio < 3), [], `${scheme}: every focus ring of the progress screen has 3:1`)
+
+    await goTo(page, 'library')
+    await click(page, '#anki-import-link')
+    await page.waitForSelector('#anki-folder option[value]:not([value=""])')
+    t.same(await seriousAxeViolations(page), [], `${scheme}: the Anki import screen`)
+    const importRings = await focusRings(page, 10)
+    t.same(importRings.filter((ring) => ring.ratio < 3), [], `${scheme}: every focus ring of the Anki import screen has 3:1`)
+    // the first status asked for is held at half way, to look at the import's progress bar
+    let held = false
+    study.intercept = async (request) => {
+      if (held || !request.url().endsWith('/api/get-import-status')) return false
+      held = true
+      const { importID } = JSON.parse(request.postData() ?? '{}') as { importID: string }
+      await request.respond({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ importID, state: 'running', percent: '50', cards: '10', notes: '8', reviews: '0', media: '0', warnings: [] })
+      })
+      return true
+    }
+    await sendPackage(page, join('refused', 'not-a-zip.apkg'))
+    await page.waitForFunction(() => document.querySelector('#anki-progress')?.getAttribute('value') === '50')
+    t.same(await seriousAxeViolations(page), [], `${scheme}: an Anki import under way, its progress bar`)
+    await page.waitForSelector('#anki-import-error')
+    t.same(await seriousAxeViolations(page), [], `${scheme}: an Anki import that failed`)
+    study.intercept = async () => false
+    if (scheme === 'light') {
+      await sendPackage(page, 'collection.apkg')
+      await page.waitForSelector('#anki-import-counts', { timeout: 60_000 })
+      t.same(await seriousAxeViolations(page), [], `${scheme}: an Anki import done, its counts and warnings`)
+    }
   }
   t.same(study.consoleErrors, [], 'no console errors')
 })

@@ -8,6 +8,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { RefusalCode } from '../../src/domain/refusals.js'
 import type * as accounts from '../../src/schemas/accounts.js'
+import type * as anki from '../../src/schemas/anki.js'
 import type * as goals from '../../src/schemas/goals.js'
 import type * as library from '../../src/schemas/library.js'
 import type * as manage from '../../src/schemas/library-manage.js'
@@ -78,6 +79,13 @@ export type UploadedMedia = Static<typeof media.UploadedMedia>
 /** The fields of upload-media's multipart form, sent in this order: jwtToken, then file. */
 export type UploadField = keyof Static<typeof media.UploadMediaForm>
 
+/** What import-anki answers once the package has arrived: the import to follow with get-import-status. */
+export type ImportStarted = Static<typeof anki.ImportStarted>
+/** The fields of import-anki's multipart form; jwtToken first and the file last (api.ts sends them so). */
+export type AnkiImportField = keyof Static<typeof anki.ImportAnkiForm>
+/** Where an import of an Anki package stands: queued, running, done or failed, and what it counted. */
+export type ImportStatus = Static<typeof anki.ImportStatus>
+
 export type ReviewAnswer = Static<typeof study.ReviewAnswer>
 /** A card of get-study-queue: where it is, which count it is in, and the card as get-flashcard shows it. */
 export type StudyQueueCard = Static<typeof studySession.StudyQueueCard>
@@ -120,6 +128,7 @@ export interface Operations {
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>
+  'get-import-status': Op<typeof anki.ImportStatusBody, typeof anki.ImportStatus>
 
   // the schema of the tree can say only "an object" (its keys are names): TreeFolder says the rest
   'get-today-cards': Exchange<typeof study.TodayCardsBody, study.TreeFolder>

@@ -1,7 +1,7 @@
 // The one way the page talks to the service: POST /api/<operation> with a JSON body,
 // the token in the body field jwtToken (never a header), as every client of the API does;
-// upload-media alone takes a multipart form, the token its first field.
-import type { ErrorCode, Operation, Operations, RefusalCode, UploadField, UploadedMedia } from './api-types.js'
+// upload-media and import-anki take a multipart form, the token its first field.
+import type { AnkiImportField, ErrorCode, ImportStarted, Operation, Operations, RefusalCode, UploadField, UploadedMedia } from './api-types.js'
 import { forgetSession, loadSession } from './session.js'
 
 /**
@@ -92,6 +92,48 @@ export async function uploadMedia (file: Blob, fileName: string): Promise<Upload
   return await readAnswer('upload-media', response) as UploadedMedia
 }
 
+/** The fields of import-anki's form, in the order it needs them: the token, the choices, then the file. */
+const ANKI_IMPORT_FIELDS = ['jwtToken', 'folder', 'withScheduling', 'file'] as const satisfies readonly AnkiImportField[]
+
+/** The choices of an Anki import: the path of the folder to import into ([] for the top level), and whether schedules and history come too. */
+export interface AnkiImportChoices { folder: readonly string[], withScheduling: boolean }
+
+/**
+ * Sends an Anki package to import-anki: its importID, once the whole file has arrived and the
+ * import has started. `sent` hears how many bytes of the form have gone so far and of how many:
+ * XMLHttpRequest rather than fetch, since fetch tells nothing of an upload's progress.
+ */
+export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices, sent: (bytes: number, total: number) => void): Promise<ImportStarted> {
+  const [tokenField, folderField, schedulingField, fileField] = ANKI_IMPORT_FIELDS
+  const form = new FormData()
+  form.append(tokenField, storedToken())
+  // one field for each name of the path, from the top
+  for (const name of choices.folder) form.append(folderField, name)
+  form.append(schedulingField, String(choices.withScheduling))
+  form.append(fileField, file, file.name)
+  const response = await new Promise<Response>((resolve, reject) => {
+    const request = new XMLHttpRequest()
+    request.open('POST', '/api/import-anki')
+    request.upload.addEventListener('progress', (event) => { sent(event.loaded, event.lengthComputable ? event.total : 0) })
+    request.addEventListener('load', () => {
+      heardFromService(true)
+      const retryAfter = request.getResponseHeader('retry-after')
+      resolve(new Response(request.responseText, {
+        status: request.status,
+        statusText: request.statusText,
+        headers: retryAfter === null ? {} : { 'retry-after': retryAfter }
+      }))
+    })
+    request.addEventListener('error', () => {
+      heardFromService(false)
+      // the service may have closed the connection on purpose (a refusal before the file had all arrived), but the browser does not say
+      reject(new ApiError('network_failure', 'The upload stopped before the service had all of the package: the connection was lost or cut. Check your connection and try again.'))
+    })
+    request.send(form)
+  })
+  return await readAnswer('import-anki', response) as ImportStarted
+}
+
 /** The token to send; with none stored, the session is over. */
 function storedToken (): string {
   const session = loadSession()
@@ -115,7 +157,7 @@ async function send (operation: Operation | 'upload-media', init: RequestInit): 
 }
 
 /** The answer of a success, a JSON object; or the refusal thrown as an ApiError with its code. */
-async function readAnswer (operation: Operation | 'upload-media', response: Response): Promise<object> {
+async function readAnswer (operation: Operation | 'upload-media' | 'import-anki', response: Response): Promise<object> {
   const answer = await response.json().catch(() => undefined) as unknown
   if (response.ok) {
     // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
@@ -151,7 +193,7 @@ export function inPageWords (said: string): string {
 }
 
 /** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */
-function refusalCode (operation: Operation | 'upload-media', status: number, code: unknown): ErrorCode {
+function refusalCode (operation: Operation | 'upload-media' | 'import-anki', status: number, code: unknown): ErrorCode {
   // update-goal-status answers a bad token with 401 and {} (docs/interface.md: the published interface
   // asks it), so that one refusal is known by its operation and status rather than by a code
   if (operation === 'update-goal-status' && status === 401) return 'invalid_token'

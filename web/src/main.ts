@@ -6,6 +6,7 @@ import { clearError, showError, showNotice, watchActions } from './messages.js'
 import { forgetEverything } from './offline-store.js'
 import { announce, sendWaitingAnswers, watchSync, type SyncState } from './offline-sync.js'
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
+import { showAnkiImport } from './views/anki-import.js'
 import { showLibrary } from './views/library.js'
 import { showLogin } from './views/login.js'
 import { showProgress } from './views/progress.js'
@@ -17,7 +18,9 @@ const SCREENS: Record<ScreenName, Screen> = {
   library: showLibrary,
   study: showStudy,
   progress: showProgress,
-  settings: showSettings
+  settings: showSettings,
+  // reached from the library, which holds what it imports
+  'anki-import': showAnkiImport
 }
 
 function element<T extends HTMLElement> (id: string): T {

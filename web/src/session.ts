@@ -1,7 +1,13 @@
 // The signed-in user's token, kept in localStorage so that a reload stays signed in.
 // Logging out forgets it here; only logout-everywhere makes the service refuse it.
+// The Anki import a user has under way is kept here too, and forgotten with the token.
 
 const STORAGE_KEY = 'flashcards.session'
+/**
+ * Before a user's id: the Anki import they started and have not yet seen end, kept so that the
+ * import screen finds it again after a reload or a visit elsewhere.
+ */
+const IMPORT_KEY = 'flashcards.ankiImport.'
 
 export interface Session {
   userID: string
@@ -35,8 +41,45 @@ export function saveSession (session: Session): void {
 export function forgetSession (): void {
   try {
     localStorage.removeItem(STORAGE_KEY)
+    // what the user was importing goes too: nothing of theirs stays after logging out
+    for (const key of Object.keys(localStorage)) {
+      if (key.startsWith(IMPORT_KEY)) localStorage.removeItem(key)
+    }
   } catch {
     // storage that cannot be read holds no token to forget
+  }
+}
+
+/** The Anki import the user started and has not yet seen end (see loadImport). */
+export interface ImportUnderWay {
+  importID: string
+  /** the package's file name, as the user chose it */
+  fileName: string
+}
+
+export function loadImport (userID: string): ImportUnderWay | null {
+  try {
+    const stored = JSON.parse(localStorage.getItem(IMPORT_KEY + userID) ?? 'null') as Partial<ImportUnderWay> | null
+    if (typeof stored?.importID === 'string' && typeof stored.fileName === 'string') return { importID: stored.importID, fileName: stored.fileName }
+  } catch {
+    // a damaged entry is as good as none: the import goes on, and the library shows it once done
+  }
+  return null
+}
+
+export function saveImport (userID: string, underWay: ImportUnderWay): void {
+  try {
+    localStorage.setItem(IMPORT_KEY + userID, JSON.stringify(underWay))
+  } catch {
+    // without storage, the import is followed only while its screen stays open
+  }
+}
+
+export function forgetImport (userID: string): void {
+  try {
+    localStorage.removeItem(IMPORT_KEY + userID)
+  } catch {
+    // storage that cannot be read holds nothing to forget
   }
 }
 

@@ -65,6 +65,10 @@ export const showLibrary: Screen = (container) => {
       searchForm(openFound),
       newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) })
     ]),
+    el('p', { class: 'library-imports' }, [
+      el('a', { href: '#/anki-import', class: 'button-link', id: 'anki-import-link' }, ['Import from Anki']),
+      ' ', el('span', { class: 'hint' }, ['.apkg and .colpkg packages, with their media, schedules and history'])
+    ]),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
@@ -85,7 +89,7 @@ function selectionExists (folders: FolderEntry[], chosen: Selection): boolean {
 
 function drawTree (area: HTMLElement, folders: FolderEntry[], choose: (chosen: Selection) => void): void {
   if (folders.length === 0) {
-    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import decks into it.'])])
+    replaceChildren(area, [el('p', { class: 'empty' }, ['Your library is empty. Create a folder above, then add or import decks into it, or import your decks from Anki.'])])
     return
   }
   replaceChildren(area, [folderList(folders, choose)])
@@ -158,7 +162,10 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
     el('p', { class: 'panel-path' }, [`Folder ${pathText(folder.path)} · ${plural(folder.cardCount, 'card')}`]),
     studyLink('folder', folderID, folder),
     section('New deck', newFlashcardForm(folder, actions), true),
-    section('Import cards', importForm(folder, actions)),
+    section('Import cards', el('div', {}, [
+      el('p', {}, [el('a', { href: `#/anki-import/folder/${folderID}`, id: 'anki-import-into-folder' }, ['Import an Anki package into this folder'])]),
+      importForm(folder, actions)
+    ])),
     section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),
     section('Rename folder', renameForm('folder', folder.name, (name) => callApi('rename-folder', { folderID, name }), actions)),
     section('Move folder', moveFolderForm(folder, actions)),
