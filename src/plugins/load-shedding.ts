@@ -38,6 +38,8 @@ export interface LoadShedding {
    * hold the places every other request needs; past it 503, Retry-After 5
    */
   maxUploads: number
+  /** of which one account's, so that one account cannot hold them all; past it 429 */
+  maxUploadsPerUser: number
 }
 
 export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
@@ -50,7 +52,8 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
   retryAfterSeconds: 5,
   maxInFlight: 64,
   maxInFlightPerUser: 16,
-  maxUploads: 16
+  maxUploads: 16,
+  maxUploadsPerUser: 4
 }
 
 /**
@@ -71,6 +74,7 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   let inFlight = 0
   let uploads = 0
   const inFlightByUser = new Map<string, number>()
+  const uploadsByUser = new Map<string, number>()
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
     if (request.routeOptions.config.upload === true) {
@@ -88,6 +92,19 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
     reply.raw.once('close', () => { inFlight -= 1 })
   })
   app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
+    if (reply.request.routeOptions.config.upload === true) {
+      const uploading = uploadsByUser.get(userID) ?? 0
+      if (uploading >= shedding.maxUploadsPerUser) {
+        throw new Refusal('too_many_requests', `this account has ${shedding.maxUploadsPerUser} uploads under way, the most at once: ` +
+          'wait for them to finish, or retry after the seconds in Retry-After', shedding.retryAfterSeconds)
+      }
+      uploadsByUser.set(userID, uploading + 1)
+      reply.raw.once('close', () => {
+        const left = (uploadsByUser.get(userID) ?? 1) - 1
+        if (left === 0) uploadsByUser.delete(userID)
+        else uploadsByUser.set(userID, left)
+      })
+    }
     const underWay = inFlightByUser.get(userID) ?? 0
     if (underWay >= shedding.maxInFlightPerUser) {
       // this client's own limit: only it waits, and the service stays available to everyone else

@@ -30,7 +30,7 @@ export async function buildTestApp (t: Teardown, testFile: string, overrides: Pa
     // tests register many users from one address; the limit itself has its own test
     attemptLimits: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 },
     // tests send dozens of one user's requests at once; the limits have their own test
-    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxUploads: 100_000 },
+    loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxUploads: 100_000, maxUploadsPerUser: 100_000 },
     ...overrides
   })
   await app.ready()

@@ -170,7 +170,7 @@ test('an upload is cut off at the upload time limit however steady it is', async
 })
 
 test('uploads under way take places of their own: slow ones leave every request its place, past their own cap 503', async (t) => {
-  const app = await listening(t, { requestTimeoutMs: 2000, perAddress: 100 }, { maxInFlight: 2, maxInFlightPerUser: 16, maxUploads: 3 })
+  const app = await listening(t, { requestTimeoutMs: 2000, perAddress: 100 }, { maxInFlight: 2, maxInFlightPerUser: 16, maxUploads: 3, maxUploadsPerUser: 3 })
   const user = await registerUser(app)
   // three uploads arriving slowly (100 KiB/s: 4 s for 400 KiB), more than the two places for requests
   const uploads = await Promise.all(Array.from({ length: 3 }, async () => await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)))
@@ -181,4 +181,18 @@ test('uploads under way take places of their own: slow ones leave every request 
   const fourth = await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)
   t.match(await fourth.answered, /^HTTP\/1\.1 503 /, 'a fourth upload at once: 503')
   for (const upload of uploads) t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'each of the three is stored')
+})
+
+test('one account holds at most its share of the uploads: past it 429, while another account uploads', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 2000, perAddress: 100 }, { maxInFlight: 64, maxInFlightPerUser: 16, maxUploads: 16, maxUploadsPerUser: 2 })
+  const [greedy, other] = [await registerUser(app), await registerUser(app)]
+  const held = await Promise.all(Array.from({ length: 2 }, async () => await paced(app, greedy.jwtToken, samples.png(300 * 1024), 10 * 1024)))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const third = await paced(app, greedy.jwtToken, samples.png(300 * 1024), 10 * 1024)
+  const refused = await third.answered
+  t.match(refused, /^HTTP\/1\.1 429 /, 'a third upload of the same account at once: 429')
+  t.match(refused, /this account has 2 uploads under way/)
+  const others = await paced(app, other.jwtToken, samples.png(300 * 1024), 10 * 1024)
+  t.match(await others.answered, /^HTTP\/1\.1 201 /, 'another account\'s upload is stored meanwhile')
+  for (const upload of held) t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'and the first two are')
 })

@@ -357,14 +357,17 @@ export function cardForm (options: CardFormOptions): HTMLFormElement {
     schedulePreview()
   }
 
-  /** Uploads each file, then puts it in the field where the caret was when it came. */
+  /**
+   * Uploads each file, one after the other (the service takes a few uploads of one account at
+   * once), then puts it in the field where the caret was when it came.
+   */
   const addFiles = (sideField: SideField, files: File[], range: Range | null) => {
     toolProblem.textContent = ''
+    let previous: Promise<void> = Promise.resolve()
     for (const file of files) {
       const fileName = file.name === '' ? 'pasted file' : file.name
-      say(`Adding ${fileName}…`)
       mediaButton.setAttribute('aria-busy', 'true')
-      uploadMedia(file, fileName).then((uploaded) => {
+      previous = previous.then(async () => { say(`Adding ${fileName}…`) }).then(async () => await uploadMedia(file, fileName)).then((uploaded) => {
         media.set(uploaded.mediaID, uploaded.url)
         const element = uploaded.contentType.startsWith('audio/')
           ? el('audio', { src: uploaded.url, controls: true, 'data-media-id': uploaded.mediaID })
@@ -375,8 +378,9 @@ export function cardForm (options: CardFormOptions): HTMLFormElement {
       }, (error: unknown) => {
         toolProblem.textContent = uploadProblem(error, fileName)
         say('')
-      }).finally(() => { mediaButton.removeAttribute('aria-busy') })
+      })
     }
+    void previous.finally(() => { mediaButton.removeAttribute('aria-busy') })
   }
 
   picker.addEventListener('change', () => {
