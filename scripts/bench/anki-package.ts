@@ -17,6 +17,8 @@ export interface GeneratedPackage {
   media?: number
   /** the day the collection was created, days before now */
   ageDays?: number
+  /** how many of the first cards sit in a deck the collection does not list (as a damaged collection has them) */
+  cardsInMissingDeck?: number
 }
 
 const DAY = 86_400
@@ -97,7 +99,7 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
     const id = 1_600_000_000_000 + index
     const image = index < media ? ` <img src="image-${index}.png">` : ''
     note.run([id, `generated-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `Question ${index}\u001fAnswer ${index}${image}`, `Question ${index}`])
-    const deck = deckIds[index % deckIds.length] as number
+    const deck = index < (spec.cardsInMissingDeck ?? 0) ? 424_242 : deckIds[index % deckIds.length] as number
     if (index >= reviewed) {
       card.run([id, id, deck, now, 0, 0, index, 0, 0, 0, 0])
       continue

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import type { Db } from 'mongodb'
 import { loadSqlEngine, readAnkiPackageFile } from '../anki/package-file.js'
 import { cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
-import type { AnkiCard, AnkiCollection, AnkiNote } from '../domain/anki/collection.js'
+import type { AnkiCard, AnkiCollection, AnkiDeck, AnkiNote } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
@@ -49,6 +49,9 @@ export interface StagedImport {
   counts: ImportCounts
   warnings: string[]
 }
+
+/** Anki's own deck, which every collection starts with */
+const DEFAULT_DECK_ID = 1
 
 const CARD_BATCH = 2000
 /** histories of about ten reviews each: as many bytes a write as a batch of cards */
@@ -172,7 +175,13 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
 
   // where the decks go: checked on a copy of the tree now, made for real when the plan is applied
   const fresh = collection.cards.filter((card) => existing.get(notes.get(card.noteId)?.guid ?? '')?.has(card.ord) !== true)
-  const placements = deckPlacements(collection.decks, new Set(fresh.map(homeDeckOf)), job.folder)
+  // a card whose deck the collection lacks goes to Anki's Default deck, where Anki's Check Database puts it
+  const deckIds = new Set(collection.decks.map((deck) => deck.id))
+  const deckOf = (card: AnkiCard): number => deckIds.has(homeDeckOf(card)) ? homeDeckOf(card) : DEFAULT_DECK_ID
+  const decks: readonly AnkiDeck[] = deckIds.has(DEFAULT_DECK_ID)
+    ? collection.decks
+    : [...collection.decks, { id: DEFAULT_DECK_ID, path: ['Default'], filtered: false, description: '' }]
+  const placements = deckPlacements(decks, new Set(fresh.map(deckOf)), job.folder)
   if (job.folder.length > 0 && folderAtPath(tree, job.folder) === null) {
     throw new Refusal('folder_not_found', `no folder ${JSON.stringify(job.folder)}: create it first with create-folder, or import without a folder`)
   }
@@ -194,7 +203,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     flashcardOfDeck.set(deckId, flashcardID)
   }
 
-  const deckNames = new Map(collection.decks.map((deck) => [deck.id, deck.path.join('::')]))
+  const deckNames = new Map(decks.map((deck) => [deck.id, deck.path.join('::')]))
   const notetypes = new Map(collection.notetypes.map((notetype) => [notetype.id, notetype]))
   const schedule = cardScheduler({ collection, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
   const missingMedia = new Set<string>()
@@ -258,7 +267,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     const matched = existing.get(note.guid)
     const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
     for (const card of noteCards) {
-      const content = cardContentOf(card, note, notetype, fields, deckNames.get(homeDeckOf(card)) ?? '')
+      const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckOf(card)) ?? '')
       const stored = content.kind === 'cloze'
         ? storedContent(content.cloze, content.back, 'html', content.clozeNumber)
         : storedContent(content.front, content.back, 'html')
@@ -279,7 +288,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         updated++
         continue
       }
-      const flashcardID = flashcardOfDeck.get(homeDeckOf(card)) as string
+      const flashcardID = flashcardOfDeck.get(deckOf(card)) as string
       const cardID = newId()
       const entries = job.withScheduling ? collection.revlog.entriesOf(card.id) : []
       const history = historyOf(entries, calendar)
@@ -339,7 +348,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   if (job.withScheduling && collection.cards.length > 0) {
     const uses = new Map<number, number>()
     for (const card of collection.cards) {
-      const preset = presetOf(collection, homeDeckOf(card))
+      const preset = presetOf(collection, deckOf(card))
       if (preset !== undefined) uses.set(preset.id, (uses.get(preset.id) ?? 0) + 1)
     }
     const main = [...uses].sort((a, b) => b[1] - a[1])[0]

@@ -1,9 +1,12 @@
 // import-anki of every format Anki writes, and of the same notes again (matched by guid).
 import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tap, { test } from 'tap'
 import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
-import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
+import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
+import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { expected, FIXTURES, type ExpectedCard } from '../helpers/anki.js'
 import { exportedFile } from '../helpers/anki-export.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
@@ -82,4 +85,24 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   const note = collection.notes.find((candidate) => candidate.guid === basic.noteGuid)
   const card = collection.cards.find((candidate) => candidate.noteId === note?.id)
   t.ok(card?.memoryState !== undefined && relative(card.memoryState.stability, basic.computed.stability as number) < 1e-3, 'its memory state, as Anki computed it')
+})
+
+test('cards of a deck the collection lacks land in Anki\'s Default deck, as Anki\'s Check Database puts them: every card the user\'s, none left staged', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  const dir = await mkdtemp(join(tmpdir(), 'anki-missing-deck-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const path = join(dir, 'missing-deck.apkg')
+  await writeAnkiPackage(path, { cards: 30, revlog: 60, cardsInMissingDeck: 3 })
+  const status = await importAnki(app, user.jwtToken, await readFile(path))
+  t.equal(status.state, 'done')
+  t.equal(status.cards, '30')
+  const counts = await countsOf(app, user)
+  t.equal(counts.cards, 30, 'the user holds every card')
+  t.equal(counts.staged, 0, 'none is left staged')
+  const library = await expectOk<{ folders: Array<{ name: string, flashcards: Array<{ flashcardName: string, cards: string }> }> }>(app, 'get-library', { jwtToken: user.jwtToken })
+  const fallback = library.folders.find((folder) => folder.name === 'Default')
+  t.same(fallback?.flashcards.map((flashcard) => [flashcard.flashcardName, flashcard.cards]), [['Default', '3']], 'the three in a flashcard Default')
+  const usage = (await databaseOf(app).collection('users').findOne({ _id: user.userID as never }))?.usage
+  t.equal(usage?.cards, 30, 'and the quota counts what the user holds')
 })

@@ -31,7 +31,7 @@ async function call (app: FastifyInstance, operation: string, body: object): Pro
 }
 
 async function listening (t: { teardown: (fn: () => unknown) => void }, limits: { requestTimeoutMs: number, perAddress: number, uploadTimeoutMs?: number },
-  shedding: { maxInFlight: number, maxInFlightPerUser: number, maxUploads?: number } = { maxInFlight: 64, maxInFlightPerUser: 16 }): Promise<FastifyInstance> {
+  shedding: { maxInFlight: number, maxInFlightPerUser: number, maxUploads?: number, maxUploadsPerUser?: number } = { maxInFlight: 64, maxInFlightPerUser: 16 }): Promise<FastifyInstance> {
   const app = await buildTestApp(t, import.meta.filename, {
     connectionLimits: limits,
     // the service's own limits on requests under way, as it runs: slow clients must not take them
