@@ -37,7 +37,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1000,
     maximum: 600_000,
     default: 10_000,
-    description: 'a request must arrive whole, headers and body, within this time, or it gets 408 and its connection is closed'
+    description: 'a request\'s headers, and then its body, must each arrive within this time (an upload\'s body: UPLOAD_TIMEOUT_MS), or it gets 408 and its connection is closed'
   }),
   UPLOAD_TIMEOUT_MS: Type.Integer({
     minimum: 10_000,

@@ -9,6 +9,10 @@ declare module 'fastify' {
     /** a file upload (upload-media, import-flashcard-zip, import-anki): its body may take uploadTimeoutMs, as long as it keeps coming */
     upload?: boolean
   }
+  interface FastifyRequest {
+    /** an upload whose token was read and which took its place (load-shedding.ts): its body has an upload's time from now on */
+    uploadAdmitted: boolean
+  }
 }
 
 /** What a connection may hold of the service before anything is counted as a request under way. */
@@ -77,16 +81,23 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
 }
 
 /**
- * Every request's body must arrive within requestTimeoutMs of its headers; an upload's within
- * uploadTimeoutMs, bringing at least UPLOAD_PACE_BYTES in each requestTimeoutMs (counted on its
- * socket, whose bytes are the upload's: a request's body is read only once it is answered, so no
- * other request shares it meanwhile). Past either, 408 and the connection closed.
+ * Every request's body must arrive within requestTimeoutMs of its headers. An upload's (a route
+ * marked `config.upload`, once load-shedding.ts has admitted it: its token read and its place
+ * taken, `request.uploadAdmitted`) within uploadTimeoutMs instead, bringing at least
+ * UPLOAD_PACE_BYTES in each requestTimeoutMs, counted on its socket, whose bytes are the upload's
+ * (a connection's next request is read only once this one is answered). Past either, 408 and the
+ * connection closed. The time runs until the body has arrived, whether or not the request was
+ * answered first (a refusal before its body, a GET sent with one): an answer does not give a
+ * body that keeps coming its connection for longer.
  */
 function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
   const timedOut = timedOutAnswer(limits.requestTimeoutMs)
-  const uploadTimedOut = timedOutAnswer(limits.uploadTimeoutMs, 'the upload')
+  // an upload has at least a request's time
+  const uploadTimeoutMs = Math.max(limits.uploadTimeoutMs, limits.requestTimeoutMs)
+  const uploadTimedOut = timedOutAnswer(uploadTimeoutMs, 'the upload')
   const tooSlow = rawAnswer('408 Request Timeout', '', 'request_timeout',
     `the upload brought less than ${UPLOAD_PACE_BYTES / 1024} KiB in ${limits.requestTimeoutMs / 1000} seconds: send it over a faster link, or send a smaller file`)
+  app.decorateRequest('uploadAdmitted', false)
   app.addHook('onRequest', (request, reply, done) => {
     const { raw } = request
     const socket = raw.socket
@@ -94,14 +105,14 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
       done()
       return
     }
-    const upload = request.routeOptions.config.upload === true
-    const arrived = (): boolean => raw.complete || socket.destroyed
+    let answered = false
+    const paced = (): boolean => request.uploadAdmitted && !answered
     let read = socket.bytesRead
     // a request's body in time; an upload's at its pace, each requestTimeoutMs
     const check = setInterval(() => {
-      if (arrived()) {
+      if (raw.complete || socket.destroyed) {
         stop()
-      } else if (!upload) {
+      } else if (!paced()) {
         stop()
         cutOff(socket, timedOut)
       } else if (socket.bytesRead - read < UPLOAD_PACE_BYTES) {
@@ -110,21 +121,22 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
       }
       read = socket.bytesRead
     }, limits.requestTimeoutMs)
-    const deadline = upload
-      ? setTimeout(() => {
-        stop()
-        if (!arrived()) cutOff(socket, uploadTimedOut)
-      }, limits.uploadTimeoutMs)
-      : undefined
+    const deadline = setTimeout(() => {
+      stop()
+      if (!raw.complete) cutOff(socket, uploadTimedOut)
+    }, uploadTimeoutMs)
     check.unref()
-    deadline?.unref()
+    deadline.unref()
     function stop (): void {
       clearInterval(check)
       clearTimeout(deadline)
+      raw.off('end', stop)
+      socket.off('close', stop)
     }
     raw.once('end', stop)
-    raw.once('close', stop)
-    reply.raw.once('close', stop)
+    socket.once('close', stop)
+    // answered: what is left of its body has a request's time, not an upload's
+    reply.raw.once('close', () => { answered = true })
     done()
   })
 }

@@ -77,14 +77,9 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   const uploadsByUser = new Map<string, number>()
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
-    if (request.routeOptions.config.upload === true) {
-      if (uploads >= shedding.maxUploads) {
-        throw new Refusal('service_overloaded', `the service is receiving ${shedding.maxUploads} uploads, the most it takes at once: retry after the seconds in Retry-After`, shedding.retryAfterSeconds)
-      }
-      uploads += 1
-      reply.raw.once('close', () => { uploads -= 1 })
-      return
-    }
+    // an upload takes its place once its token is read (admitUser), not before: until then it holds
+    // nothing, and has a request's time to arrive (connections.ts)
+    if (request.routeOptions.config.upload === true) return
     if (inFlight >= shedding.maxInFlight) {
       throw new Refusal('service_overloaded', `the service is serving ${shedding.maxInFlight} requests, the most it takes at once: retry after the seconds in Retry-After`, 1)
     }
@@ -93,13 +88,19 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   })
   app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
     if (reply.request.routeOptions.config.upload === true) {
+      if (uploads >= shedding.maxUploads) {
+        throw new Refusal('service_overloaded', `the service is receiving ${shedding.maxUploads} uploads, the most it takes at once: retry after the seconds in Retry-After`, shedding.retryAfterSeconds)
+      }
       const uploading = uploadsByUser.get(userID) ?? 0
       if (uploading >= shedding.maxUploadsPerUser) {
         throw new Refusal('too_many_requests', `this account has ${shedding.maxUploadsPerUser} uploads under way, the most at once: ` +
           'wait for them to finish, or retry after the seconds in Retry-After', shedding.retryAfterSeconds)
       }
+      uploads += 1
       uploadsByUser.set(userID, uploading + 1)
+      reply.request.uploadAdmitted = true
       reply.raw.once('close', () => {
+        uploads -= 1
         const left = (uploadsByUser.get(userID) ?? 1) - 1
         if (left === 0) uploadsByUser.delete(userID)
         else uploadsByUser.set(userID, left)

@@ -196,3 +196,39 @@ test('one account holds at most its share of the uploads: past it 429, while ano
   t.match(await others.answered, /^HTTP\/1\.1 201 /, 'another account\'s upload is stored meanwhile')
   for (const upload of held) t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'and the first two are')
 })
+
+test('a body still coming after its answer keeps a request\'s time: the connection is closed, not held for an upload\'s', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 1000, uploadTimeoutMs: 60_000, perAddress: 100 })
+  const probes: Array<[string, string]> = [
+    ['a GET sent with a body', 'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\n'],
+    ['an upload refused before its body (415)', 'POST /api/upload-media HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n']
+  ]
+  for (const [what, head] of probes) {
+    const client = await open(app, '127.0.0.5')
+    client.socket.write(head)
+    const trickle = setInterval(() => { if (!client.isClosed()) client.socket.write('x'.repeat(100)) }, 200)
+    t.teardown(() => clearInterval(trickle))
+    const closedInTime = await Promise.race([client.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 4000))])
+    clearInterval(trickle)
+    t.ok(closedInTime, `${what}: answered, then closed within the request time (${client.received().split('\r\n')[0] ?? ''})`)
+    client.socket.destroy()
+  }
+})
+
+test('an upload whose token has not arrived holds no upload place and has a request\'s time', async (t) => {
+  const app = await listening(t, { requestTimeoutMs: 1000, uploadTimeoutMs: 60_000, perAddress: 100 }, { maxInFlight: 64, maxInFlightPerUser: 16, maxUploads: 1, maxUploadsPerUser: 1 })
+  const user = await registerUser(app)
+  // a form that opens its jwtToken part and trickles it, 8 KiB a second: fast enough for an upload, never a token
+  const client = await open(app, '127.0.0.6')
+  client.socket.write('POST /api/upload-media HTTP/1.1\r\nHost: localhost\r\nContent-Type: multipart/form-data; boundary=XX\r\nContent-Length: 20000000\r\n\r\n' +
+    '--XX\r\nContent-Disposition: form-data; name="jwtToken"\r\n\r\n')
+  const trickle = setInterval(() => { if (!client.isClosed()) client.socket.write('a'.repeat(1600)) }, 200)
+  t.teardown(() => clearInterval(trickle))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const upload = await paced(app, user.jwtToken, samples.png(100 * 1024), 20 * 1024)
+  t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'a real upload takes the one upload place meanwhile')
+  await client.closed
+  clearInterval(trickle)
+  t.match(client.received(), /^HTTP\/1\.1 408 /, 'the token that never came: 408')
+  t.match(client.received(), /did not arrive whole within 1 seconds/)
+})
