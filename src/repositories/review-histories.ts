@@ -41,7 +41,8 @@ export function reviewHistoriesRepository (db: Db, session?: ClientSession) {
       if (importIDs.length === 0) return
       const documents = histories.find({ userID, importID: { $in: [...importIDs] } }, {
         projection: { _id: 1, 'reviews.reviewedAt': 1, 'reviews.day': 1, 'reviews.rating': 1, 'reviews.kind': 1, 'reviews.factor': 1 },
-        batchSize,
+        // a history holds about ten reviews: a batch of about `batchSize` reviews, each read on the event loop
+        batchSize: Math.max(1, Math.ceil(batchSize / 10)),
         session
       })
       for await (const history of documents) {

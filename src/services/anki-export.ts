@@ -36,10 +36,13 @@ const REVIEW_BATCH = 2000
 /** Ids of one kind (notes, cards) made unique: Anki's are creation times in milliseconds. */
 function uniqueIds (): (wanted: number) => number {
   const taken = new Set<number>()
+  // where to look next for an id wanted before: many of one millisecond cost one step each, not a walk past all before them
+  const nextFree = new Map<number, number>()
   return (wanted) => {
-    let id = wanted
+    let id = nextFree.get(wanted) ?? wanted
     while (taken.has(id)) id += 1
     taken.add(id)
+    if (id !== wanted || nextFree.has(wanted)) nextFree.set(wanted, id + 1)
     return id
   }
 }

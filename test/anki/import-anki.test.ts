@@ -163,6 +163,12 @@ test('optimize-schedule fits on the imported history, every graded row of it, on
   const anki = (JSON.parse(fixture('history-parameters.json').toString()) as { fsrsItems: number }).fsrsItems
   t.ok(Math.abs(Number(fit.items) - anki) / anki < 0.01, `trained on the items Anki's optimizer trains on, within 1%: ${fit.items} of Anki's ${anki}`)
   t.ok(Number(fit.reviews) > 0.8 * Number(status.reviews), `made of the imported reviews: ${fit.reviews} of ${status.reviews}`)
+
+  // an import not done (running, committing, failed) keeps its histories to itself
+  const imports = databaseOf(app).collection('imports')
+  await imports.updateOne({ _id: status.importID as never }, { $set: { state: 'running' } })
+  await expectRefusal(t, app, 'optimize-schedule', { jwtToken: user.jwtToken }, 409, 'not_enough_history', 'the same history while its import runs: not read')
+  await imports.updateOne({ _id: status.importID as never }, { $set: { state: 'done' } })
 })
 
 test('without withScheduling every card arrives new, without history', async (t) => {

@@ -124,11 +124,14 @@ export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices,
         headers: retryAfter === null ? {} : { 'retry-after': retryAfter }
       }))
     })
-    request.addEventListener('error', () => {
+    const failed = (): void => {
       heardFromService(false)
       // the service may have closed the connection on purpose (a refusal before the file had all arrived), but the browser does not say
       reject(new ApiError('network_failure', 'The upload stopped before the service had all of the package: the connection was lost or cut. Check your connection and try again.'))
-    })
+    }
+    request.addEventListener('error', failed)
+    request.addEventListener('abort', failed)
+    request.addEventListener('timeout', failed)
     request.send(form)
   })
   return await readAnswer('import-anki', response) as ImportStarted
