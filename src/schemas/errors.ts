@@ -67,7 +67,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   changed_meanwhile: { status: 409, meaning: 'another request changed the same thing at the same time; nothing was done: read again and retry' },
   export_too_large: { status: 409, meaning: 'export-anki: the export would hold more cards, text or reviews than one package is built with; export a folder or flashcard at a time' },
   too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
-  too_many_requests: { status: 429, meaning: 'this user has too many requests under way at once; retry after Retry-After' },
+  too_many_requests: { status: 429, meaning: 'this user has too many requests, or too many uploads, under way at once; retry after Retry-After' },
   too_many_connections: { status: 429, meaning: 'too many connections open from this address' },
   service_overloaded: { status: 503, meaning: 'the service as a whole is saturated; retry after Retry-After' },
   database_unavailable: { status: 503, meaning: 'the database is unavailable or restarting; nothing was stored; retry after Retry-After' },
