@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import { writeAnkiPackage } from './anki-package.js'
 import { post } from './load.js'
+import { login, peersUntil, register, seedPeers } from './peers.js'
 import { residentMemory } from './processes.js'
 
 export const IMPORT_CARDS = 100_000
@@ -13,29 +14,14 @@ export const IMPORT_REVLOG = 1_000_000
 const PASSWORD = 'bench-import-password'
 const IMPORTER = 'bench-import@example.com'
 const PEERS = ['bench-import-peer-1@example.com', 'bench-import-peer-2@example.com']
-const PEER_CARDS = 100
-/** how often each other user opens their cards: people studying */
-const PEER_EVERY_MS = 50
-
-async function register (app: FastifyInstance, email: string): Promise<{ userID: string, jwtToken: string }> {
-  const registered = await app.inject({ method: 'POST', url: '/api/register', payload: { email, password: PASSWORD } })
-  if (registered.statusCode !== 201) throw new Error(`register: ${registered.statusCode} ${registered.body}`)
-  return registered.json()
-}
 
 /** Writes the package to `path` (sql.js, in this process); the users through the app: the importer, and the peers with a deck each. */
 export async function seedImport (app: FastifyInstance, path: string): Promise<{ packageBytes: number, revlog: number, generateMs: number }> {
   const started = performance.now()
   const written = await writeAnkiPackage(path, { cards: IMPORT_CARDS, revlog: IMPORT_REVLOG, media: 20 })
   const generateMs = performance.now() - started
-  await register(app, IMPORTER)
-  for (const email of PEERS) {
-    const { jwtToken } = await register(app, email)
-    await app.inject({ method: 'POST', url: '/api/create-folder', payload: { jwtToken, path: ['Deck'] } })
-    const cards = Array.from({ length: PEER_CARDS }, (_, index) => ({ front: `front ${index}`, back: `back ${index}` }))
-    const created = await app.inject({ method: 'POST', url: '/api/create-flashcard', payload: { jwtToken, folder: ['Deck'], flashcardName: 'Deck', cards } })
-    if (created.statusCode !== 201) throw new Error(`create-flashcard: ${created.statusCode} ${created.body}`)
-  }
+  await register(app, IMPORTER, PASSWORD)
+  await seedPeers(app, PEERS, PASSWORD)
   return { packageBytes: (await readFile(path)).length, revlog: written.revlog, generateMs }
 }
 
@@ -51,34 +37,10 @@ export interface ImportFigures {
   status: Record<string, unknown>
 }
 
-async function login (origin: string, email: string): Promise<string> {
-  const { status, text } = await post(`${origin}/api/login`, JSON.stringify({ email, password: PASSWORD }))
-  if (status !== 200) throw new Error(`login of ${email}: ${status} ${text}`)
-  return (JSON.parse(text) as { jwtToken: string }).jwtToken
-}
-
-async function peersUntil (origin: string, tokens: readonly string[], until: Promise<unknown>): Promise<number[]> {
-  let done = false
-  until.then(() => { done = true }, () => { done = true })
-  const samples: number[] = []
-  await Promise.all(tokens.map(async (jwtToken) => {
-    const body = JSON.stringify({ jwtToken })
-    while (!done) {
-      const started = performance.now()
-      const { status, text } = await post(`${origin}/api/get-today-cards`, body)
-      if (status !== 200) throw new Error(`get-today-cards: ${status} ${text.slice(0, 200)}`)
-      const elapsed = performance.now() - started
-      samples.push(elapsed)
-      if (elapsed < PEER_EVERY_MS) await new Promise((resolve) => setTimeout(resolve, PEER_EVERY_MS - elapsed))
-    }
-  }))
-  return samples
-}
-
 /** The import, the peers reading their cards throughout and the service's memory sampled; then the peers as long again without it. */
 export async function measureImport (origin: string, servicePid: number, packagePath: string, progress: (line: string) => void): Promise<ImportFigures> {
-  const token = await login(origin, IMPORTER)
-  const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email)))
+  const token = await login(origin, IMPORTER, PASSWORD)
+  const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email, PASSWORD)))
   await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, 500)))
   const file = await readFile(packagePath)
   let peakRss = (await residentMemory(servicePid)) ?? 0

@@ -10,21 +10,15 @@ import { packLog, runFit } from '../../src/fitting/jobs.js'
 import { reviewDocuments } from '../../test/helpers/review-history.js'
 import { syntheticLog } from '../../test/helpers/synthetic-reviews.js'
 import { percentile, post } from './load.js'
+import { login, peersUntil, register, seedPeers } from './peers.js'
 
 export const FITTING_REVIEWS = 100_000
 const PASSWORD = 'bench-fitting-password'
 const FIT_USER = 'bench-fit@example.com'
 /** the other users: each with a deck of new cards, 20 of them today's */
 const PEERS = ['bench-fit-peer-1@example.com', 'bench-fit-peer-2@example.com']
-const PEER_CARDS = 100
 /** a learner who forgets faster than FSRS's average one: their fitted parameters are adopted */
 const LEARNER = [0.1, 0.4, 0.9, 3.0, 7.5, 0.5, 1.5, 0.02, 1.2, 0.25, 0.9, 2.2, 0.1, 0.3, 1.9, 0.5, 2.0, 0.4, 0.2, 0.1, 0.45]
-
-async function register (app: FastifyInstance, email: string): Promise<{ userID: string, jwtToken: string }> {
-  const registered = await app.inject({ method: 'POST', url: '/api/register', payload: { email, password: PASSWORD } })
-  if (registered.statusCode !== 201) throw new Error(`register: ${registered.statusCode} ${registered.body}`)
-  return registered.json()
-}
 
 function learnerLog () {
   return syntheticLog({ parameters: LEARNER, reviews: FITTING_REVIEWS, newCardsPerDay: 30, seed: 2026 })
@@ -55,17 +49,11 @@ export async function timeFitAlone (runs: number): Promise<{ times: number[], cp
 
 /** The user of 100,000 reviews (a synthetic learner's year and more) and the peers, through the app and straight into the log. */
 export async function seedFitting (app: FastifyInstance, db: Db): Promise<void> {
-  const { userID } = await register(app, FIT_USER)
+  const { userID } = await register(app, FIT_USER, PASSWORD)
   const log = learnerLog()
   const documents = reviewDocuments(userID, log)
   for (let start = 0; start < documents.length; start += 5000) await db.collection<ReviewDocument>('reviews').insertMany(documents.slice(start, start + 5000))
-  for (const email of PEERS) {
-    const { jwtToken } = await register(app, email)
-    await app.inject({ method: 'POST', url: '/api/create-folder', payload: { jwtToken, path: ['Deck'] } })
-    const cards = Array.from({ length: PEER_CARDS }, (_, index) => ({ front: `front ${index}`, back: `back ${index}` }))
-    const created = await app.inject({ method: 'POST', url: '/api/create-flashcard', payload: { jwtToken, folder: ['Deck'], flashcardName: 'Deck', cards } })
-    if (created.statusCode !== 201) throw new Error(`create-flashcard: ${created.statusCode} ${created.body}`)
-  }
+  await seedPeers(app, PEERS, PASSWORD)
 }
 
 export interface FittingFigures {
@@ -87,34 +75,6 @@ export interface FittingFigures {
   adopted: boolean
 }
 
-async function login (origin: string, email: string): Promise<string> {
-  const { status, text } = await post(`${origin}/api/login`, JSON.stringify({ email, password: PASSWORD }))
-  if (status !== 200) throw new Error(`login of ${email}: ${status} ${text}`)
-  return (JSON.parse(text) as { jwtToken: string }).jwtToken
-}
-
-/** How often each other user opens their cards: people studying, not a load test that would take the machine from the fit */
-const PEER_EVERY_MS = 50
-
-/** Each peer sends get-today-cards every PEER_EVERY_MS (or as soon as its last answer came, if later) until `until` settles; every latency. */
-async function peersUntil (origin: string, tokens: readonly string[], until: Promise<unknown>): Promise<number[]> {
-  let done = false
-  until.then(() => { done = true }, () => { done = true })
-  const samples: number[] = []
-  await Promise.all(tokens.map(async (jwtToken) => {
-    const body = JSON.stringify({ jwtToken })
-    while (!done) {
-      const started = performance.now()
-      const { status, text } = await post(`${origin}/api/get-today-cards`, body)
-      if (status !== 200) throw new Error(`get-today-cards: ${status} ${text.slice(0, 200)}`)
-      const elapsed = performance.now() - started
-      samples.push(elapsed)
-      if (elapsed < PEER_EVERY_MS) await new Promise((resolve) => setTimeout(resolve, PEER_EVERY_MS - elapsed))
-    }
-  }))
-  return samples
-}
-
 async function timedFit (origin: string, jwtToken: string): Promise<{ ms: number, answer: { items: string, reviews: string, adopted: string } }> {
   const started = performance.now()
   const { status, text } = await post(`${origin}/api/optimize-schedule`, JSON.stringify({ jwtToken }))
@@ -125,8 +85,8 @@ async function timedFit (origin: string, jwtToken: string): Promise<{ ms: number
 
 /** `fits` fits after a first one, the peers reading their cards throughout, and as long again with no fit. */
 export async function measureFitting (origin: string, fits: number, cpuOfService: () => Promise<number | null>): Promise<Omit<FittingFigures, 'alone' | 'aloneCpu'>> {
-  const token = await login(origin, FIT_USER)
-  const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email)))
+  const token = await login(origin, FIT_USER, PASSWORD)
+  const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email, PASSWORD)))
   // the peers' first reads set their queues' starts; not what is measured
   await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, 500)))
   const cpuBefore = await cpuOfService()
