@@ -5,7 +5,6 @@
 // passed, no media that no card shows and no file that no record holds is
 // left. The test gives cards their `media` list directly in the database, as
 // formatted cards store it, so that it knows which card shows what.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,43 +15,18 @@ import { test } from 'tap'
 import { mediaLinks } from '../src/domain/media-links.js'
 import { eventually } from './helpers/database-process.js'
 import { samples } from './helpers/media.js'
+import { call, startServiceProcess, stopped, type RunningService } from './helpers/service-process.js'
 
 const GRACE_SECONDS = 3
 
-interface Running { process: ChildProcess, base: string, databaseUrl: string }
-
 /** Starts the service as `npm start` does, on the embedded database in `dataDir`, with a short media grace, sweeping every `sweepSeconds`. */
-async function startService (dataDir: string, sweepSeconds: number): Promise<Running> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
+async function startService (dataDir: string, sweepSeconds: number): Promise<RunningService> {
+  return await startServiceProcess(dataDir, {
     MEDIA_GRACE_SECONDS: String(GRACE_SECONDS),
     MEDIA_SWEEP_SECONDS: String(sweepSeconds),
     REQUEST_TIMEOUT_MS: '3000',
     UPLOAD_TIMEOUT_MS: '10000'
-  }
-  delete env.MONGODB_URL
-  delete env.JWT_SECRET
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: join(import.meta.dirname, '..'), env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let log = ''
-  child.stderr?.on('data', (chunk: Buffer) => { log += chunk.toString() })
-  return await new Promise<Running>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      const base = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1]
-      const databaseUrl = /the embedded database listens on (mongodb:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1]
-      if (base !== undefined && databaseUrl !== undefined) resolve({ process: child, base, databaseUrl })
-    })
-    child.once('exit', (code) => reject(new Error(`the service exited (${String(code)}) before listening:\n${log}`)))
   })
-}
-
-async function call (base: string, operation: string, body: object): Promise<{ status: number, body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/api/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
-  return { status: response.status, body: await response.json() as Record<string, unknown> }
 }
 
 interface Acknowledged { mediaID: string, sha256: string, bytes: number }
@@ -70,10 +44,6 @@ async function uploadOver (base: string, jwtToken: string, bytes: Buffer): Promi
   } catch {
     return null
   }
-}
-
-function stopped (child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
 test('killed in the middle of uploads and card deletions: acknowledged uploads are whole, nothing half-written shows, nothing unreferenced outlives the grace', async (t) => {

@@ -3,7 +3,6 @@
 // the import is then either all there (done) or not there at all (failed, cleaned away), never in
 // part, and its status says which. The package has more cards than the plan's transaction hands
 // over itself, so that the hand-over after it (finished by the next start) is among the points hit.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,46 +11,14 @@ import { MongoClient, type Db } from 'mongodb'
 import tap from 'tap'
 import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
 import { loggedReviews } from '../helpers/anki-import.js'
+import { call, startServiceProcess, stopped, type RunningService } from '../helpers/service-process.js'
 
 tap.setTimeout(600_000)
 
 const LEASE_SECONDS = 2
 
-interface Running { process: ChildProcess, base: string, databaseUrl: string }
-
-async function startService (dataDir: string): Promise<Running> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    REQUEST_TIMEOUT_MS: '60000',
-    IMPORT_LEASE_SECONDS: String(LEASE_SECONDS)
-  }
-  delete env.MONGODB_URL
-  delete env.JWT_SECRET
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: join(import.meta.dirname, '..', '..'), env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let log = ''
-  child.stderr?.on('data', (chunk: Buffer) => { log += chunk.toString() })
-  return await new Promise<Running>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      const base = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1]
-      const databaseUrl = /the embedded database listens on (mongodb:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1]
-      if (base !== undefined && databaseUrl !== undefined) resolve({ process: child, base, databaseUrl })
-    })
-    child.once('exit', (code) => reject(new Error(`the service exited (${String(code)}) before listening:\n${log}`)))
-  })
-}
-
-function stopped (child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()))
-}
-
-async function call (base: string, operation: string, body: object): Promise<{ status: number, body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/api/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
-  return { status: response.status, body: await response.json() as Record<string, unknown> }
+async function startService (dataDir: string): Promise<RunningService> {
+  return await startServiceProcess(dataDir, { REQUEST_TIMEOUT_MS: '60000', IMPORT_LEASE_SECONDS: String(LEASE_SECONDS) })
 }
 
 async function startImport (base: string, jwtToken: string, file: Buffer): Promise<string> {
