@@ -56,6 +56,22 @@ export const DEFAULT_LOAD_SHEDDING: LoadShedding = {
   maxUploadsPerUser: 4
 }
 
+/** Places held per user, each given back when its answer is sent or its connection closes. */
+function perUserCount () {
+  const held = new Map<string, number>()
+  return {
+    of: (userID: string): number => held.get(userID) ?? 0,
+    take (userID: string, reply: FastifyReply): void {
+      held.set(userID, (held.get(userID) ?? 0) + 1)
+      reply.raw.once('close', () => {
+        const left = (held.get(userID) ?? 1) - 1
+        if (left === 0) held.delete(userID)
+        else held.set(userID, left)
+      })
+    }
+  }
+}
+
 /**
  * 503 with Retry-After when the process is overloaded or every place for
  * requests under way is taken, rather than requests timing out in a queue.
@@ -73,8 +89,8 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   // trickles its body, or nothing, holds no place (plugins/connections.ts times it out).
   let inFlight = 0
   let uploads = 0
-  const inFlightByUser = new Map<string, number>()
-  const uploadsByUser = new Map<string, number>()
+  const inFlightByUser = perUserCount()
+  const uploadsByUser = perUserCount()
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return
     // an upload takes its place once its token is read (admitUser), not before: until then it holds
@@ -91,33 +107,21 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
       if (uploads >= shedding.maxUploads) {
         throw new Refusal('service_overloaded', `the service is receiving ${shedding.maxUploads} uploads, the most it takes at once: retry after the seconds in Retry-After`, shedding.retryAfterSeconds)
       }
-      const uploading = uploadsByUser.get(userID) ?? 0
-      if (uploading >= shedding.maxUploadsPerUser) {
+      if (uploadsByUser.of(userID) >= shedding.maxUploadsPerUser) {
         throw new Refusal('too_many_requests', `this account has ${shedding.maxUploadsPerUser} uploads under way, the most at once: ` +
           'wait for them to finish, or retry after the seconds in Retry-After', shedding.retryAfterSeconds)
       }
       uploads += 1
-      uploadsByUser.set(userID, uploading + 1)
+      reply.raw.once('close', () => { uploads -= 1 })
+      uploadsByUser.take(userID, reply)
       reply.request.uploadAdmitted = true
-      reply.raw.once('close', () => {
-        uploads -= 1
-        const left = (uploadsByUser.get(userID) ?? 1) - 1
-        if (left === 0) uploadsByUser.delete(userID)
-        else uploadsByUser.set(userID, left)
-      })
     }
-    const underWay = inFlightByUser.get(userID) ?? 0
-    if (underWay >= shedding.maxInFlightPerUser) {
+    if (inFlightByUser.of(userID) >= shedding.maxInFlightPerUser) {
       // this client's own limit: only it waits, and the service stays available to everyone else
       throw new Refusal('too_many_requests', `this account has ${shedding.maxInFlightPerUser} requests under way, the most at once: ` +
         'wait for their answers, or retry after the seconds in Retry-After', 1)
     }
-    inFlightByUser.set(userID, underWay + 1)
-    reply.raw.once('close', () => {
-      const left = (inFlightByUser.get(userID) ?? 1) - 1
-      if (left === 0) inFlightByUser.delete(userID)
-      else inFlightByUser.set(userID, left)
-    })
+    inFlightByUser.take(userID, reply)
   })
 
   // The samples taken while the app starts (schemas compiled, plugins loaded) show a busy
