@@ -6,6 +6,7 @@ import puppeteer, { type Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { buildTestApp, post, registerUser } from './helpers/app.js'
 import { storeHistory } from './helpers/review-history.js'
+import { click } from './helpers/study-page.js'
 import { syntheticLog } from './helpers/synthetic-reviews.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -45,13 +46,12 @@ test('settings: fit the parameters to my reviews, see the figures, choose a desi
   await page.setViewport({ width: 375, height: 800 })
   await page.goto(`http://127.0.0.1:${address.port}/`, { waitUntil: 'load' })
 
-  await page.waitForSelector('#main-nav a[data-screen="settings"]', { visible: true })
-  await page.click('#main-nav a[data-screen="settings"]')
+  await click(page, '#main-nav a[data-screen="settings"]')
   await waitForText(page, '#schedule-in-use', 'default parameters')
   t.notOk(await page.$('#fit-figures'), 'no figures before a fit')
 
   // ---- the button: the fit, its figures against the defaults', and the cost of each retention
-  await page.click('#optimize-schedule')
+  await click(page, '#optimize-schedule')
   await waitForText(page, '#fit-outcome', 'predict your reviews better')
   const fit = (await post(app, 'get-schedule', { jwtToken: user.jwtToken })).json()
   t.equal(fit.fitted, 'true')
@@ -63,14 +63,14 @@ test('settings: fit the parameters to my reviews, see the figures, choose a desi
   t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'the figures fit 375 px')
 
   // ---- the choice: a desired retention chosen by what it costs is the user's
-  await page.click('#retention-costs tr[data-retention="0.85"] button')
+  await click(page, '#retention-costs tr[data-retention="0.85"] button')
   await waitForText(page, '#notice-message', 'Desired retention set to 0.85')
   t.equal((await post(app, 'get-user', { jwtToken: user.jwtToken })).json().desiredRetention, '0.85')
   t.equal(await page.$eval('#desired-retention', (input) => (input as HTMLInputElement).value), '0.85', 'and the settings form shows it')
   await page.waitForSelector('#retention-costs tr[data-retention="0.90"] button')
 
   // ---- back to the defaults
-  await page.click('#use-defaults')
+  await click(page, '#use-defaults')
   await waitForText(page, '#fit-outcome', 'default parameters again')
   t.equal((await post(app, 'get-schedule', { jwtToken: user.jwtToken })).json().fitted, 'false')
   t.notOk(await page.$('#use-defaults'), 'nothing to go back from')

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import puppeteer, { type Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { buildTestApp, post } from './helpers/app.js'
+import { click, goTo } from './helpers/study-page.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const PHONE_WIDTH = 375
@@ -25,12 +26,6 @@ async function waitForText (page: Page, selector: string, text: string): Promise
   await page.waitForFunction((sel, wanted) => document.querySelector(sel)?.textContent?.includes(wanted) === true, {}, selector, text)
 }
 
-/** Clicks the element once it is on show: page.click alone does not wait for it. */
-async function click (page: Page, selector: string): Promise<void> {
-  await page.waitForSelector(selector, { visible: true })
-  await page.click(selector)
-}
-
 /** Types into the field once it is on show. */
 async function type (page: Page, selector: string, text: string): Promise<void> {
   await page.waitForSelector(selector, { visible: true })
@@ -47,11 +42,6 @@ async function selectByText (page: Page, selector: string, text: string): Promis
   const value = await page.$$eval(`${selector} option`, (options, wanted) => options.find((option) => option.textContent === wanted)?.getAttribute('value'), text)
   if (value === undefined || value === null) throw new Error(`${selector} offers no "${text}"`)
   await page.select(selector, value)
-}
-
-async function goTo (page: Page, screen: 'library' | 'study' | 'progress' | 'settings'): Promise<void> {
-  await click(page, `#main-nav a[data-screen="${screen}"]`)
-  await page.waitForSelector(`#main-nav a[data-screen="${screen}"][aria-current="page"]`)
 }
 
 /** Form controls and buttons on show that have no name a screen reader could read. */

@@ -118,10 +118,13 @@ export async function openStudyPage (t: Teardown, testFile: string, overrides: P
   return study
 }
 
-/** Clicks the element once it is on show: page.click alone does not wait for it. */
+/**
+ * Clicks the element once it is on show and still: page.click alone does not wait for it,
+ * and an element found on show can be redrawn before the click lands, which a locator
+ * notices and tries again.
+ */
 export async function click (page: Page, selector: string): Promise<void> {
-  await page.waitForSelector(selector, { visible: true })
-  await page.click(selector)
+  await page.locator(selector).click()
 }
 
 export async function goTo (page: Page, screen: 'library' | 'study' | 'progress' | 'settings'): Promise<void> {

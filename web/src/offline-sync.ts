@@ -56,8 +56,9 @@ export function sendWaitingAnswers (): Promise<void> {
     sending = null
     void announce().then((state) => {
       window.clearTimeout(retryTimer)
-      // tried again while answers wait: a request that goes through is also how the page learns it is back online
-      if (state.waiting > 0 && navigator.onLine) retryTimer = window.setTimeout(() => { void sendWaitingAnswers() }, RETRY_MS)
+      // tried again while answers wait, offline too: a request that goes through is also how the
+      // page learns it is back online, and a browser may never fire the `online` event it owes
+      if (state.waiting > 0) retryTimer = window.setTimeout(() => { void sendWaitingAnswers() }, RETRY_MS)
     })
   })
   void announce()

@@ -277,9 +277,9 @@ export const showStudy: Screen = (container, { session }) => {
     if (rating === 'again') sitting.queue.push({ ...showAgain(card, Date.now() + AGAIN_OFFLINE_MS, 'learning'), waitingOffline: true })
     sitting.takeNext()
     sitting.keep()
-    // with a network, the service may be back: sending is how the page finds out
-    if (navigator.onLine) void sendWaitingAnswers()
-    else void announceSync()
+    // with a network, the service may be back: sending is how the page finds out; without
+    // one, the sending returns at once and sets the next try
+    void sendWaitingAnswers()
   }
 
   const answer = (rating: Rating) => {
