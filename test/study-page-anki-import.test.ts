@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
-import { expectOk } from './helpers/app.js'
+import { databaseOf, expectOk } from './helpers/app.js'
 import { FIXTURES } from './helpers/anki.js'
 import type { ImportStatus } from './helpers/anki-import.js'
 import { click, openStudyPage, withoutChromium, type StudyPage } from './helpers/study-page.js'
@@ -176,5 +176,46 @@ test('an import under way is found again after a reload, and forgotten at logout
   t.same(await ankiImportKeys(page), [], 'logging out forgets it')
 
   t.same(await study.cspViolations(), [], 'no policy violations')
+  t.same(study.consoleErrors, [], 'no console errors')
+})
+
+test('logging out during an upload asks first, then stops it: nothing of the package is imported', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page } = study
+  // the package is held on its way, as over a slow connection, until the test lets it go
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  study.intercept = async (request) => {
+    if (!request.url().endsWith('/api/import-anki')) return false
+    await held
+    await request.continue().catch(() => {})
+    return true
+  }
+  const stopped = new Promise<string>((resolve) => {
+    page.on('requestfailed', (request) => { if (request.url().endsWith('/api/import-anki')) resolve(request.failure()?.errorText ?? '') })
+  })
+  await openImport(page)
+  const input = await page.waitForSelector('input#anki-file')
+  await input?.uploadFile(COLLECTION)
+  await click(page, '#anki-import-start')
+  await page.waitForFunction(() => document.querySelector('#anki-import-status')?.textContent === 'Uploading "collection.apkg"…')
+
+  await click(page, '#logout-button')
+  await page.waitForFunction(() => document.querySelector('#error-message')?.textContent?.includes('"collection.apkg" is still uploading, and logging out stops it') === true)
+  t.pass('the first press says the upload would stop')
+  t.ok(await page.$('#anki-import-form'), 'and logs nobody out')
+
+  await click(page, '#logout-button')
+  await page.waitForSelector('#login-form')
+  const notStopped = new Promise<string>((resolve) => { setTimeout(() => { resolve('still under way after 20 s') }, 20_000).unref() })
+  t.equal(await Promise.race([stopped, notStopped]), 'net::ERR_ABORTED', 'the second logs out, and the upload is stopped')
+  release()
+  t.same(await ankiImportKeys(page), [], 'nothing of the import is kept in this browser')
+  t.equal(await page.$eval('#error-message', (area) => area.textContent), '', 'and no failure is shown for it')
+  t.notOk(await page.$('#inline-error'))
+  const { userID } = await expectOk<{ userID: string }>(study.app, 'get-user', { jwtToken: study.token })
+  const imports = await databaseOf(study.app).collection('imports').countDocuments({ userID })
+  const library = await expectOk<{ folders: unknown[] }>(study.app, 'get-library', { jwtToken: study.token })
+  t.same([imports, library.folders], [0, []], 'the service started no import, and the library is as it was')
   t.same(study.consoleErrors, [], 'no console errors')
 })

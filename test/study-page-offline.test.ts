@@ -187,6 +187,9 @@ test('offline: an answer to a card changed elsewhere meanwhile is shown, to send
   await page.waitForFunction(() => document.querySelector('#sync-status')?.textContent === '1 answer to check in Study')
   const byCard = async () => (await reviews.find({ userID: profile.userID }).toArray()).map((review) => `${review.cardID === deck.cardIDs[0] ? 'uno' : 'dos'} ${review.rating}`).sort()
   t.same(await byCard(), ['dos easy', 'uno again'], 'the other card\'s answer went through; the conflicting one waits')
+  await click(page, '#logout-button')
+  await page.waitForFunction(() => document.querySelector('#error-message')?.textContent?.startsWith('1 answer given offline has not reached the service yet') === true)
+  t.ok(await page.$('#sync-conflicts'), 'logging out now asks first, saying the answer would be lost, and logs nobody out')
 
   await click(page, '#sync-conflicts .conflict-changed button.primary')
   await page.waitForFunction(() => (document.querySelector('#sync-status') as HTMLElement).hidden && (document.querySelector('#sync-conflicts') as HTMLElement).hidden)

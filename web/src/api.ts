@@ -103,7 +103,7 @@ export interface AnkiImportChoices { folder: readonly string[], withScheduling: 
  * import has started. `sent` hears how many bytes of the form have gone so far and of how many:
  * XMLHttpRequest rather than fetch, since fetch tells nothing of an upload's progress.
  */
-export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices, sent: (bytes: number, total: number) => void): Promise<ImportStarted> {
+export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices, sent: (bytes: number, total: number) => void, stop: AbortSignal): Promise<ImportStarted> {
   const [tokenField, folderField, schedulingField, fileField] = ANKI_IMPORT_FIELDS
   const form = new FormData()
   form.append(tokenField, storedToken())
@@ -130,8 +130,13 @@ export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices,
       reject(new ApiError('network_failure', 'The upload stopped before the service had all of the package: the connection was lost or cut. Check your connection and try again.'))
     }
     request.addEventListener('error', failed)
-    request.addEventListener('abort', failed)
     request.addEventListener('timeout', failed)
+    request.addEventListener('abort', () => {
+      if (!stop.aborted) failed()
+      // stopped by logging out: whoever logged out knows, and the login screen says it already
+      else reject(new SessionEndedError('not_logged_in', 'You logged out: the upload was stopped, and nothing of the package was imported.'))
+    })
+    stop.addEventListener('abort', () => { request.abort() }, { once: true })
     request.send(form)
   })
   return await readAnswer('import-anki', response) as ImportStarted

@@ -6,7 +6,7 @@ import { clearError, showError, showNotice, watchActions } from './messages.js'
 import { forgetEverything } from './offline-store.js'
 import { announce, sendWaitingAnswers, watchSync, type SyncState } from './offline-sync.js'
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
-import { showAnkiImport } from './views/anki-import.js'
+import { showAnkiImport, stopUpload, uploadUnderWay } from './views/anki-import.js'
 import { showLibrary } from './views/library.js'
 import { showLogin } from './views/login.js'
 import { showProgress } from './views/progress.js'
@@ -84,6 +84,7 @@ onSessionEnded((message) => {
 })
 
 function signOut (notice: string): void {
+  stopUpload()
   forgetSession()
   showSignedOut()
   showNotice(notice)
@@ -93,21 +94,33 @@ function signOut (notice: string): void {
 
 /** The state last heard: answers still waiting make logging out ask first. */
 let sync: SyncState = { online: true, waiting: 0, conflicts: 0, sending: false }
-/** True once the learner has been told that logging out now loses answers waiting. */
+/** True once the learner has been told what logging out now would lose. */
 let warnedOfLoss = false
 
 // the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
 logoutButton.addEventListener('click', () => {
-  const unsent = sync.waiting + sync.conflicts
-  if (unsent > 0 && !warnedOfLoss) {
+  const losses = whatLoggingOutLoses()
+  if (losses.length > 0 && !warnedOfLoss) {
     warnedOfLoss = true
-    showError(`${plural(unsent, 'answer')} given offline ${unsent === 1 ? 'has' : 'have'} not reached the service yet, and logging out removes ${unsent === 1 ? 'it' : 'them'} from this browser. ` +
-      `Go online and wait for ${unsent === 1 ? 'it' : 'them'} to be sent, or press Log out again to log out anyway.`, logoutButton)
+    showError(`${losses.join(' ')} Press Log out again to log out anyway.`, logoutButton)
     return
   }
   warnedOfLoss = false
   signOut('You are logged out.')
 })
+
+/** What logging out now would lose, a sentence each: answers not yet sent, an upload not yet done. */
+function whatLoggingOutLoses (): string[] {
+  const losses: string[] = []
+  const unsent = sync.waiting + sync.conflicts
+  if (unsent > 0) {
+    losses.push(`${plural(unsent, 'answer')} given offline ${unsent === 1 ? 'has' : 'have'} not reached the service yet, and logging out removes ${unsent === 1 ? 'it' : 'them'} from this browser: ` +
+      `go online and wait for ${unsent === 1 ? 'it' : 'them'} to be sent.`)
+  }
+  const uploading = uploadUnderWay()
+  if (uploading !== null) losses.push(`"${uploading}" is still uploading, and logging out stops it: wait for the import to start.`)
+  return losses
+}
 
 /** "Offline · 3 answers waiting": on every screen while offline or while answers wait. */
 function drawSyncStatus (state: SyncState): void {

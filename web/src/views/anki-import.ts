@@ -27,9 +27,22 @@ interface Upload {
   onProgress: (() => void) | null
   /** the import's id, once the whole package has arrived */
   importID: Promise<string>
+  /** stops the upload: logging out does, since nothing of the user's goes on in this browser after */
+  stop: AbortController
 }
 
 let upload: Upload | null = null
+
+/** The name of the package this browser is uploading, if any: logging out asks first, since it stops the upload. */
+export function uploadUnderWay (): string | null {
+  return upload?.fileName ?? null
+}
+
+/** Stops the upload under way, if any: nothing of it is imported. */
+export function stopUpload (): void {
+  upload?.stop.abort()
+  upload = null
+}
 
 export const showAnkiImport: Screen = (container, { session }) => {
   const { userID } = session
@@ -208,15 +221,17 @@ export const showAnkiImport: Screen = (container, { session }) => {
       return
     }
     const folder = allFolders(folders).find((candidate) => candidate.folderID === folderChoice.value)?.path ?? []
+    const stop = new AbortController()
     const sending: Upload = {
       userID,
       fileName: file.name,
       sent: { bytes: 0, total: file.size },
       onProgress: null,
+      stop,
       importID: uploadAnkiPackage(file, { folder, withScheduling: withScheduling.checked }, (bytes, total) => {
         sending.sent = { bytes, total }
         sending.onProgress?.()
-      }).then(({ importID }) => {
+      }, stop.signal).then(({ importID }) => {
         // kept unless the user logged out meanwhile: then nothing of theirs stays here
         if (loadSession()?.userID === userID) saveImport(userID, { importID, fileName: file.name })
         return importID
