@@ -2,6 +2,7 @@
 // shows, where it stands in its schedule and what its review history is. Pure: the collection, the
 // user's calendar and the media ids in, plain values out. The service (imports/) stores them.
 import { addDays as addLocalDays, dayOf, startOfDay, type LocalDay, type UserCalendar } from './calendar.js'
+import { lastScheduledAnswer } from './anki-revlog.js'
 import { buriedUntilAt } from './card-states.js'
 import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiCollection, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry } from './anki/collection.js'
 import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
@@ -183,13 +184,14 @@ function stateBeforeRow (entry: AnkiRevlogEntry, first: boolean): CardState {
 }
 
 /**
- * One graded row of Anki's review log as the user's imported history keeps it
+ * One row of Anki's review log as the user's imported history keeps it
  * (repositories/review-histories.ts): what fitting reads, and the row as Anki wrote it, for an
  * export to write it back as it came.
  */
 export interface HistoryEntry {
   reviewedAt: Date
-  rating: Rating
+  /** null for a row with no answer: a card forgotten, given a due date by hand, or rescheduled */
+  rating: Rating | null
   /** the user's day of the review, in their calendar */
   day: LocalDay
   /** the card's state before the review, as the row's kind tells it */
@@ -200,29 +202,40 @@ export interface HistoryEntry {
   /** the ease after the review, in permille (0 for a learning card) */
   factor: number
   takenMs: number
-  /** Anki's kind of row: 0 learning, 1 review, 2 relearning, 3 filtered, 5 rescheduled */
+  /** Anki's kind of row: 0 learning, 1 review, 2 relearning, 3 filtered, 4 manual, 5 rescheduled */
   kind: number
 }
 
-/** The graded rows of a card's log (manual changes have no button and are no reviews), oldest first, as its history keeps them. */
+/**
+ * Every row of a card's log, oldest first, as its history keeps it: the answers, and the manual
+ * changes (no button), which are no reviews but which fitting reads as Anki does (a forget ends
+ * the history before it) and an export writes back.
+ */
 export function historyOf (entries: readonly AnkiRevlogEntry[], calendar: UserCalendar): HistoryEntry[] {
   const history: HistoryEntry[] = []
+  let answered = false
   for (const entry of entries) {
-    if (entry.button < 1 || entry.button > 4) continue
     const reviewedAt = new Date(entry.id)
+    const rating = entry.button >= 1 && entry.button <= 4 ? RATINGS[entry.button - 1] as Rating : null
     history.push({
       reviewedAt,
-      rating: RATINGS[entry.button - 1] as Rating,
+      rating,
       day: dayOf(reviewedAt, calendar),
-      stateBefore: stateBeforeRow(entry, history.length === 0),
+      stateBefore: stateBeforeRow(entry, !answered),
       interval: entry.interval,
       lastInterval: entry.lastInterval,
       factor: entry.factor,
       takenMs: entry.takenMs,
       kind: entry.kind
     })
+    answered ||= rating !== null
   }
   return history
+}
+
+/** The entries of a history that are answers, not manual changes: what counts as reviews. */
+export function answersIn (history: readonly HistoryEntry[]): HistoryEntry[] {
+  return history.filter((entry) => entry.rating !== null)
 }
 
 /** How a collection's cards are scheduled in the user's calendar. */
@@ -263,11 +276,12 @@ export function cardScheduler ({ collection, calendar, now, userOffsetMinutesWes
     return replayer as ReturnType<typeof fsrsReplayer>
   }
 
-  /** The card's schedule; `history` is its graded rows, oldest first. */
+  /** The card's schedule; `history` is its rows, oldest first. */
   return (card: AnkiCard, entries: readonly AnkiRevlogEntry[], history: readonly HistoryEntry[]): CardSchedule => {
     if (card.type === CARD_TYPE.new) return newSchedule(now)
     const memory: MemoryState | undefined = replayerOf(homeDeckOf(card)).memoryStateOf(card, entries)
-    const last = history.at(-1)
+    // the last review as Anki counts it: a cram answer did not reschedule the card
+    const last = lastScheduledAnswer(history, (entry) => entry.rating !== null)
     const due = cardDue(card, collection.timing, userOffsetMinutesWest)
     let dueAt: Date
     if (due.kind === 'instant') dueAt = new Date(due.epochSeconds * 1000)

@@ -41,3 +41,18 @@ export function loggedFromAnkiRevlog (rows: Iterable<AnkiRevlogRow>, dayOf: (epo
   }
   return log
 }
+
+/**
+ * The row Anki takes as a card's last review (rslib's get_last_revlog_info, whose epoch second
+ * Check Database puts in the card's `lrt`): its last answer that rescheduled it (not cramming),
+ * none once a forget follows; rows oldest first, `answered` telling an answer from a manual row.
+ */
+export function lastScheduledAnswer<Row extends Pick<AnkiRevlogRow, 'kind' | 'factor'>> (rows: Iterable<Row>, answered: (row: Row) => boolean): Row | undefined {
+  let last: Row | undefined
+  for (const row of rows) {
+    const kind = kindOfAnkiEntry(row)
+    if (answered(row) && kind !== 'cram') last = row
+    else if (kind === 'reset') last = undefined
+  }
+  return last
+}

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import type { Db } from 'mongodb'
 import { loadSqlEngine, readAnkiPackageFile } from '../anki/package-file.js'
-import { cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
+import { answersIn, cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
 import type { AnkiCard, AnkiCollection, AnkiDeck, AnkiNote } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
@@ -324,8 +324,9 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         firstDue = cardSchedule.due
       }
       if (history.length > 0) historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
-      for (const review of history) activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
-      counts.reviews += history.length
+      const answers = answersIn(history)
+      for (const review of answers) activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
+      counts.reviews += answers.length
       done++
     }
     await flush(false)

@@ -4,12 +4,12 @@ import type { Rating } from '../domain/scheduling.js'
 
 /** What fitting reads of an imported review: its row's Anki kind and ease, as anki-revlog.ts's kindOfAnkiEntry reads them. */
 export interface ImportedAnswerVisitor {
-  (cardID: string, reviewedAt: number, day: string, rating: Rating, row: Pick<HistoryEntry, 'kind' | 'factor'>): void
+  (cardID: string, reviewedAt: number, day: string, rating: Rating | null, row: Pick<HistoryEntry, 'kind' | 'factor'>): void
 }
 
 /**
- * The review history an Anki import brought for one card: every graded row of Anki's log for it,
- * oldest first, in one document. The user's own reviews are one document each (reviews.ts), as
+ * The review history an Anki import brought for one card: every row of Anki's log for it (its
+ * answers, and its manual changes with no rating), oldest first, in one document. The user's own reviews are one document each (reviews.ts), as
  * review-card, undo and retries need; an imported history is only ever read whole (by fitting and
  * by export-anki), and one document a card instead of one a review is what lets a million rows be
  * imported in a minute. A history is the user's once its import is done (`keptImports`): while
@@ -33,9 +33,9 @@ export function reviewHistoriesRepository (db: Db, session?: ClientSession) {
     },
 
     /**
-     * Hands each imported review of the imports `importIDs` to `visit`, with what fitting reads (the
-     * row's kind and ease tell a cram answer from a review, as Anki's training tells them), card by
-     * card. Index user_import.
+     * Hands each imported row of the imports `importIDs` to `visit`, with what fitting reads (the
+     * row's kind and ease tell a cram answer from a review, and a forget from a due date set by
+     * hand, as Anki's training tells them), card by card. Index user_import.
      */
     async visitImported (userID: string, importIDs: readonly string[], batchSize: number, visit: ImportedAnswerVisitor): Promise<void> {
       if (importIDs.length === 0) return

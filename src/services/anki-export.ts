@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import { setImmediate as othersTurn } from 'node:timers/promises'
 import yazl from 'yazl'
 import { loadSqlEngine } from '../anki/package-file.js'
+import { kindOfAnkiEntry } from '../domain/anki-revlog.js'
 import { dayOf } from '../domain/calendar.js'
 import {
   ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow,
@@ -9,7 +10,7 @@ import {
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
 import { PACKAGE_VERSIONS } from '../domain/anki/package.js'
-import { CollectionWriter, dummyCollection } from '../domain/anki/writer.js'
+import { CollectionWriter, dummyCollection, type RevlogRow } from '../domain/anki/writer.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
 import type { ExportCard } from '../repositories/cards.js'
@@ -44,6 +45,29 @@ function uniqueIds (): (wanted: number) => number {
     taken.add(id)
     if (id !== wanted || nextFree.has(wanted)) nextFree.set(wanted, id + 1)
     return id
+  }
+}
+
+/**
+ * The latest rows of each card's log, as they are written (imported histories, then the reviews
+ * given here, so not in time order): its last answer that rescheduled it and its last forget.
+ */
+class LastRows {
+  private readonly answers = new Map<number, number>()
+  private readonly resets = new Map<number, number>()
+
+  add (row: RevlogRow): void {
+    const kind = kindOfAnkiEntry(row)
+    const latest = row.button > 0 && kind !== 'cram' ? this.answers : kind === 'reset' ? this.resets : null
+    if (latest !== null && row.id > (latest.get(row.cardId) ?? -1)) latest.set(row.cardId, row.id)
+  }
+
+  /** The epoch second Anki takes as the card's last review: null after a forget, undefined for a card with no row. */
+  lastReviewSecondsOf (cardId: number): number | null | undefined {
+    const answer = this.answers.get(cardId)
+    const reset = this.resets.get(cardId)
+    if (answer === undefined && reset === undefined) return undefined
+    return answer === undefined || (reset !== undefined && reset > answer) ? null : Math.floor(answer / 1000)
   }
 }
 
@@ -94,6 +118,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         const notes = new Map<string, number>()
         const cardIds = new Map<string, number>()
         const newCards: Array<{ id: number, createdOrder: number }> = []
+        /** the `lrt` written for each card not new, by its Anki id */
+        const lastReviewSeconds = new Map<number, number | null>()
         const media = new Map<string, MediaDocument>()
         let text = 0
 
@@ -122,6 +148,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
             const id = cardId(created)
             cardIds.set(card._id, id)
             if (card.state === CardState.New) newCards.push({ id, createdOrder: card.createdOrder })
+            else lastReviewSeconds.set(id, card.lastReview === null ? null : Math.floor(card.lastReview.getTime() / 1000))
             writer.addCard({
               id,
               noteId: nid,
@@ -152,8 +179,11 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
 
         // revlog ids are unique: a review of a millisecond taken already goes a millisecond later
         const revlogId = uniqueIds()
+        const lastRows = new LastRows()
         let reviews = 0
-        const counted = async (): Promise<void> => {
+        const added = async (row: RevlogRow): Promise<void> => {
+          writer.addRevlog(row)
+          lastRows.add(row)
           reviews += 1
           if (reviews > limits.reviews) throw tooLarge(`${limits.reviews} reviews`)
           if (reviews % REVIEW_BATCH === 0) await othersTurn()
@@ -162,16 +192,18 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         for await (const history of repositories.reviewHistories.ofImports(userID, await repositories.imports.keptOf(userID))) {
           const cid = cardIds.get(history._id)
           if (cid === undefined) continue
-          for (const entry of history.reviews) {
-            writer.addRevlog(importedRevlogRow(entry, revlogId(entry.reviewedAt.getTime()), cid))
-            await counted()
-          }
+          for (const entry of history.reviews) await added(importedRevlogRow(entry, revlogId(entry.reviewedAt.getTime()), cid))
         }
         for await (const review of repositories.reviews.allOf(userID)) {
           const cid = cardIds.get(review.cardID)
           if (cid === undefined) continue
-          writer.addRevlog(revlogRow(review, revlogId(review.reviewedAt.getTime()), cid))
-          await counted()
+          await added(revlogRow(review, revlogId(review.reviewedAt.getTime()), cid))
+        }
+        // a card's `lrt` is the second of its last review's row, as Anki's Check Database makes it:
+        // a row moved a millisecond later into the next second, or an answer that was cramming, moves it
+        for (const [cid, seconds] of lastReviewSeconds) {
+          const logged = lastRows.lastReviewSecondsOf(cid)
+          if (logged !== undefined && logged !== seconds) writer.setLastReviewTime(cid, logged)
         }
 
         const collection = writer.finish(newCards.length + 1)

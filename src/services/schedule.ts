@@ -82,7 +82,8 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       log.day[length] = day
       log.rating[length] = rating === null ? 0 : RATING_NUMBERS[rating]
       log.kind[length] = kind
-      lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
+      // a manual change (no rating) is no answer: the card's schedule is still its last answer's
+      if (rating !== null) lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
       length += 1
     }
     await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {

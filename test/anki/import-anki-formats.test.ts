@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tap, { test } from 'tap'
 import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { kindOfAnkiEntry, lastScheduledAnswer } from '../../src/domain/anki-revlog.js'
 import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
 import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { expected, FIXTURES, type ExpectedCard } from '../helpers/anki.js'
@@ -72,19 +73,60 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   t.equal(collection.cards.length, expected.cards.length, 'every card')
   t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
   t.same(Object.fromEntries(collection.notes.map((note) => [note.guid, note.tags])), Object.fromEntries(Object.entries(expected.notes).map(([guid, note]) => [guid, note.tags])), 'with its tags')
-  t.equal(collection.revlog.length, Number(status.reviews), 'the review log')
-  // each graded row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
+  // each row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
   const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection.revlog
   const rowsOf = (log: typeof original): string[] => Array.from({ length: log.length }, (_, row) => row)
-    .filter((row) => (log.button[row] ?? 0) >= 1 && (log.button[row] ?? 0) <= 4)
     .map((row) => JSON.stringify([log.id[row], log.button[row], log.interval[row], log.lastInterval[row], log.factor[row], log.takenMs[row], log.kind[row]])).sort()
-  t.same(rowsOf(collection.revlog), rowsOf(original), 'every graded row of Anki\'s log, written back as it came')
+  const manual = Array.from({ length: original.length }, (_, row) => original.button[row]).filter((button) => button === 0).length
+  t.ok(manual > 0, `the package holds manual rows (no button): ${manual}`)
+  t.equal(collection.revlog.length, Number(status.reviews) + manual, 'the review log: every answer the status counts, and the manual changes')
+  t.same(rowsOf(collection.revlog), rowsOf(original), 'every row of Anki\'s log, manual ones too, written back as it came')
   const shown = Object.entries(expected.media).filter(([name]) => name !== 'unused-but-kept.png').map(([, sha1]) => sha1).sort()
   t.same([...media.values()].sort(), shown, 'the media, byte for byte')
   const basic = expected.cards.find((card) => card.label === 'basic/0') as ExpectedCard
   const note = collection.notes.find((candidate) => candidate.guid === basic.noteGuid)
   const card = collection.cards.find((candidate) => candidate.noteId === note?.id)
   t.ok(card?.memoryState !== undefined && relative(card.memoryState.stability, basic.computed.stability as number) < 1e-3, 'its memory state, as Anki computed it')
+})
+
+test('each card\'s last review is the one Anki\'s Check Database gives it from the log, imported and exported: a cram answer is no review', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  const status = await importAnki(app, user.jwtToken, fixture('history.apkg'))
+  t.equal(status.state, 'done')
+  // the import: each card's last review is its log's, a cram answer left out
+  const original = (await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection
+  const guids = new Map(original.notes.map((note) => [note.id, note.guid]))
+  const stored = new Map<string, number | null>()
+  for await (const card of databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { ankiGuid: 1, ankiOrd: 1, lastReview: 1 } })) {
+    stored.set(`${String(card.ankiGuid)}/${String(card.ankiOrd)}`, card.lastReview instanceof Date ? card.lastReview.getTime() : null)
+  }
+  const importedWrong: string[] = []
+  for (const card of original.cards) {
+    const last = lastScheduledAnswer(original.revlog.entriesOf(card.id), (entry) => entry.button > 0)
+    if (card.type === 0 || last === undefined) continue
+    const key = `${guids.get(card.noteId) ?? ''}/${card.ord}`
+    if (stored.get(key) !== last.id) importedWrong.push(`card ${key}: lastReview ${stored.get(key) ?? 'none'}, its log's ${last.id}`)
+  }
+  t.same(importedWrong, [], 'each imported card\'s last review is its last answer that rescheduled it')
+
+  const collection = (await readAnkiPackageFile(await exportedFile(t, app, user), { sql: await loadSqlEngine(), onMedia: () => {} })).collection
+  let compared = 0
+  let crammedLast = 0
+  const differing: string[] = []
+  for (const card of collection.cards) {
+    const entries = collection.revlog.entriesOf(card.id)
+    if (card.type === 0 || entries.length === 0) continue
+    const answers = entries.filter((entry) => entry.button > 0)
+    if (kindOfAnkiEntry(answers.at(-1) ?? { kind: 0, factor: 0 }) === 'cram') crammedLast++
+    const last = lastScheduledAnswer(entries, (entry) => entry.button > 0)
+    const wanted = last === undefined ? undefined : Math.floor(last.id / 1000)
+    if (card.lastReviewTime !== wanted) differing.push(`card ${card.id}: lrt ${card.lastReviewTime ?? 'none'}, Anki's ${wanted ?? 'none'}`)
+    compared++
+  }
+  t.same(differing, [], 'each as Anki gives it')
+  t.ok(compared > 500, `every studied card compared: ${compared}`)
+  t.ok(crammedLast > 0, `cards whose last answer was cramming among them: ${crammedLast}`)
 })
 
 test('cards of a deck the collection lacks land in Anki\'s Default deck, as Anki\'s Check Database puts them: every card the user\'s, none left staged', async (t) => {

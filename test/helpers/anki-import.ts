@@ -105,7 +105,8 @@ export async function importedCards (app: FastifyInstance, user: TestUser): Prom
 export async function loggedReviews (db: Db, userID: string): Promise<number> {
   const [histories] = await db.collection('reviewHistories').aggregate<{ reviews: number }>([
     { $match: { userID } },
-    { $group: { _id: null, reviews: { $sum: { $size: '$reviews' } } } }
+    // answers only: a manual change kept with them (rating null) is no review
+    { $group: { _id: null, reviews: { $sum: { $size: { $filter: { input: '$reviews', cond: { $ne: ['$$this.rating', null] } } } } } } }
   ]).toArray()
   return await db.collection('reviews').countDocuments({ userID }) + (histories?.reviews ?? 0)
 }

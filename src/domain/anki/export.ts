@@ -221,7 +221,7 @@ export function revlogRow (review: ReviewToExport, id: number, cardId: number): 
 /** A row an Anki import brought, written back as Anki wrote it, under a new `id` if its own was taken. */
 export function importedRevlogRow (entry: HistoryEntry, id: number, cardId: number): RevlogRow {
   const { interval, lastInterval, factor, takenMs, kind } = entry
-  return { id, cardId, button: BUTTONS[entry.rating], interval, lastInterval, factor, takenMs, kind }
+  return { id, cardId, button: entry.rating === null ? 0 : BUTTONS[entry.rating], interval, lastInterval, factor, takenMs, kind }
 }
 
 // Anki's guid alphabet (pylib/anki/utils.py base91)

@@ -273,6 +273,16 @@ export class CollectionWriter {
     this.insertRevlog.run([entry.id, entry.cardId, entry.button, entry.interval, entry.lastInterval, entry.factor, entry.takenMs, entry.kind])
   }
 
+  /** Sets the epoch second of a card's last review in its `data` (`lrt`), or takes it out (null). */
+  setLastReviewTime (cardId: number, seconds: number | null): void {
+    const [row] = this.db.exec('select data from cards where id = ?', [cardId])
+    const data = row?.values[0]?.[0]
+    const memory = typeof data === 'string' && data !== '' ? JSON.parse(data) as Record<string, unknown> : {}
+    if (seconds === null) delete memory.lrt
+    else memory.lrt = seconds
+    this.db.run('update cards set data = ? where id = ?', [Object.keys(memory).length === 0 ? '' : JSON.stringify(memory), cardId])
+  }
+
   /** Gives the new cards their places in the new-card queue, in the order given: 1, 2, 3... */
   positionNewCards (cardIds: readonly number[]): void {
     const statement = this.db.prepare('update cards set due = ? where id = ?')
