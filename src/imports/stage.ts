@@ -16,7 +16,7 @@ import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { quotaText, type Quotas } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 import { queueKeyOf } from '../domain/card-states.js'
-import { newSchedule } from '../domain/scheduling.js'
+import { CardState, newSchedule } from '../domain/scheduling.js'
 import type { CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
@@ -216,7 +216,8 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   // new cards in Anki's new-card order first, then the others as Anki lists them
   const newOrder = new Map([...collection.cards].filter((card) => card.type === 0).sort((a, b) => a.due - b.due || a.id - b.id).map((card, index) => [card.id, index]))
 
-  const activity = new Map<string, number>()
+  /** the answers of each day, and of them the first answers of new cards (as today's limits count them) */
+  const activity = new Map<string, { reviews: number, newCards: number }>()
   let cardBatch: CardDocument[] = []
   let historyBatch: ReviewHistoryDocument[] = []
   let updateBatch: StagedUpdateDocument[] = []
@@ -325,7 +326,12 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       }
       if (history.length > 0) historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
       const answers = answersIn(history)
-      for (const review of answers) activity.set(review.day, (activity.get(review.day) ?? 0) + 1)
+      for (const review of answers) {
+        let day = activity.get(review.day)
+        if (day === undefined) activity.set(review.day, day = { reviews: 0, newCards: 0 })
+        day.reviews += 1
+        if (review.stateBefore === CardState.New) day.newCards += 1
+      }
       counts.reviews += answers.length
       done++
     }
@@ -363,7 +369,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     media: planned,
     cards: staged,
     updated,
-    activity: [...activity].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([day, reviews]) => ({ day, reviews })),
+    activity: [...activity].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([day, done]) => ({ day, ...done })),
     ...(parameters === undefined ? {} : { parameters }),
     ...(desiredRetention === undefined ? {} : { desiredRetention }),
     ...(firstNew === undefined ? {} : { firstNew }),

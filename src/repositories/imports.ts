@@ -29,8 +29,11 @@ export interface ImportPlan {
   cards: number
   /** cards of notes the user has already (matched by guid) whose content is replaced */
   updated: number
-  /** imported reviews by the user's day */
-  activity: Array<{ day: LocalDay, reviews: number }>
+  /**
+   * imported answers by the user's day, and of them the first answers of new cards (absent in
+   * plans staged before they were counted)
+   */
+  activity: Array<{ day: LocalDay, reviews: number, newCards?: number }>
   /** the FSRS parameters and desired retention of the collection's main preset, adopted by the user */
   parameters?: number[]
   desiredRetention?: number

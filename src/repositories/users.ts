@@ -172,6 +172,22 @@ export function usersRepository (db: Db, session?: ClientSession) {
     },
 
     /**
+     * Counts answers an import brought on the day `today` in that day's count, as if they were
+     * made here (no XP): today's limits then leave what Anki's would. A day before the counted
+     * one (the time zone moved back) is not counted.
+     */
+    async recordImportedDay (userID: string, today: { day: LocalDay, start: Date, end: Date }, done: { reviews: number, newCards: number }): Promise<void> {
+      const counted = await users.updateOne(
+        { _id: userID, 'studyDay.day': today.day },
+        { $inc: { 'studyDay.reviews': done.reviews, 'studyDay.newCards': done.newCards } },
+        inSession
+      )
+      if (counted.matchedCount > 0) return
+      const studyDay: StudyDay = { ...today, ...done }
+      await users.updateOne({ _id: userID, 'studyDay.day': { $not: { $gte: today.day } } }, { $set: { studyDay } }, inSession)
+    },
+
+    /**
      * Takes a review back out of the XP total and, if it was made today, out of
      * today's count; keeps the start of its queue at or before the card put
      * back (`restored`, absent when the card is gone).

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyBaseLogger } from 'fastify'
+import { userDay } from '../domain/calendar.js'
 import { addFlashcard, createFolderPath, folderAtPath } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
 import { Refusal } from '../domain/refusals.js'
@@ -112,6 +113,20 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   }
 
   /**
+   * The answers the learner gave in Anki today, counted in today's reviews and new cards as the
+   * ones given here are: the daily limits leave what is left of the day, not a whole day more.
+   */
+  async function countTodaysAnswers (repositories: Repositories, userID: string, plan: ImportPlan, now: Date): Promise<void> {
+    const account = await repositories.users.findById(userID)
+    if (account === null) return
+    const today = userDay(now, account)
+    const done = plan.activity.find((day) => day.day === today.day)
+    if (done === undefined) return
+    const newCards = done.newCards ?? 0
+    await repositories.users.recordImportedDay(userID, today, { reviews: done.reviews - newCards, newCards })
+  }
+
+  /**
    * Applies a plan in one transaction of the user: the folders and flashcards, the media records,
    * the quotas, the days' review counts, the adopted parameters, the queues' starts and the import's
    * state; with the hand-over of the cards too when they are few enough, or right after it.
@@ -150,6 +165,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       }
       await addToUsageWithinQuotas(context, repositories.users, userID, { nodes, cards: plan.cards, mediaBytes })
       await repositories.activity.recordImported(userID, plan.activity)
+      await countTodaysAnswers(repositories, userID, plan, now)
       await repositories.users.adoptImportedSchedule(userID, plan.parameters, plan.desiredRetention)
       if (plan.firstNew !== undefined) await repositories.users.queueNewCards(userID, plan.firstNew)
       if (plan.firstDue !== undefined) await repositories.users.queueDueCards(userID, plan.firstDue)

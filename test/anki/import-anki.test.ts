@@ -2,9 +2,11 @@
 // what comes over, read back through the API as a learner sees it.
 import { createHash } from 'node:crypto'
 import tap, { test } from 'tap'
-import { dayOf } from '../../src/domain/calendar.js'
+import { join } from 'node:path'
+import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { dayOf, startOfDay } from '../../src/domain/calendar.js'
 import { buildTestApp, databaseOf, expectOk, expectRefusal, registerUser } from '../helpers/app.js'
-import { expected } from '../helpers/anki.js'
+import { expected, FIXTURES } from '../helpers/anki.js'
 import { CALENDAR, countsOf, fixture, importAnki, importedCards, labelOf, loggedReviews, LEARNER, relative } from '../helpers/anki-import.js'
 
 // every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
@@ -178,6 +180,35 @@ test('optimize-schedule fits on the imported history as Anki\'s optimizer reads 
   await imports.updateOne({ _id: status.importID as never }, { $set: { state: 'running' } })
   await expectRefusal(t, app, 'optimize-schedule', { jwtToken: user.jwtToken }, 409, 'not_enough_history', 'the same history while its import runs: not read')
   await imports.updateOne({ _id: status.importID as never }, { $set: { state: 'done' } })
+})
+
+test('answers given in Anki on the day of the import count in that day\'s limits, as answers given here do', async (t) => {
+  // the fixture's day with the most new cards first answered, in the learner's calendar
+  const { collection } = await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })
+  const rows = Array.from({ length: collection.revlog.length }, (_, row) => ({ at: collection.revlog.id[row] as number, card: collection.revlog.cardId[row] as number, button: collection.revlog.button[row] as number }))
+    .filter((row) => row.button > 0).sort((a, b) => a.at - b.at)
+  const byDay = new Map<string, { answers: number, newCards: number }>()
+  const answered = new Set<number>()
+  for (const row of rows) {
+    const day = dayOf(new Date(row.at), CALENDAR)
+    const done = byDay.get(day) ?? { answers: 0, newCards: 0 }
+    done.answers += 1
+    if (!answered.has(row.card)) done.newCards += 1
+    answered.add(row.card)
+    byDay.set(day, done)
+  }
+  const [day, done] = [...byDay].sort((a, b) => b[1].newCards - a[1].newCards)[0] as [string, { answers: number, newCards: number }]
+  t.ok(done.newCards > 0 && done.newCards < 20, `on ${day} the learner started ${done.newCards} new cards in Anki and answered ${done.answers} times`)
+
+  const now = new Date(startOfDay(day, CALENDAR).getTime() + 12 * 3600_000)
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
+  const user = await registerUser(app, LEARNER)
+  const status = await importAnki(app, user.jwtToken, fixture('history.apkg'))
+  t.equal(status.state, 'done')
+  const queue = await expectOk<{ counts: { new: string } }>(app, 'get-study-queue', { jwtToken: user.jwtToken })
+  t.equal(Number(queue.counts.new), 20 - done.newCards, 'today\'s new cards are the 20 a day less those started in Anki today')
+  const account = await databaseOf(app).collection<{ _id: string, studyDay?: { day: string, reviews: number, newCards: number } }>('users').findOne({ _id: user.userID })
+  t.match(account?.studyDay, { day, reviews: done.answers - done.newCards, newCards: done.newCards }, 'and today\'s reviews count the other answers')
 })
 
 test('without withScheduling every card arrives new, without history', async (t) => {
