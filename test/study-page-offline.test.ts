@@ -194,5 +194,13 @@ test('offline: an answer to a card changed elsewhere meanwhile is shown, to send
   await click(page, '#sync-conflicts .conflict-changed button.primary')
   await page.waitForFunction(() => (document.querySelector('#sync-status') as HTMLElement).hidden && (document.querySelector('#sync-conflicts') as HTMLElement).hidden)
   t.same(await byCard(), ['dos easy', 'uno again', 'uno good'], '"Send my answer anyway" records it after the other device\'s')
+
+  // the warning holds for the press that follows it only: offline again, a new answer waits, and Log out asks again
+  await setOffline(browser, page, true, workers)
+  t.equal(await answer(page, '3'), 'tres', 'the last card answered offline')
+  await page.waitForFunction(() => document.querySelector('#sync-status')?.textContent === 'Offline · 1 answer waiting')
+  await click(page, '#logout-button')
+  await page.waitForFunction(() => document.querySelector('#error-message')?.textContent?.startsWith('1 answer given offline has not reached the service yet') === true)
+  t.ok(await page.$('#logout-button:not([hidden])'), 'logging out asks again, and logs nobody out')
   t.same(study.consoleErrors, [], 'no uncaught errors')
 })

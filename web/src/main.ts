@@ -94,8 +94,11 @@ function signOut (notice: string): void {
 
 /** The state last heard: answers still waiting make logging out ask first. */
 let sync: SyncState = { online: true, waiting: 0, conflicts: 0, sending: false }
-/** True once the learner has been told what logging out now would lose. */
+/** True from the warning of what logging out would lose until the learner does anything but press Log out again. */
 let warnedOfLoss = false
+const disarm = (event: Event): void => { if (!logoutButton.contains(event.target as Node)) warnedOfLoss = false }
+document.addEventListener('click', disarm, true)
+document.addEventListener('keydown', disarm, true)
 
 // the token is forgotten in this browser; "Log out everywhere" in Settings also makes the service refuse it
 logoutButton.addEventListener('click', () => {
