@@ -1,14 +1,15 @@
 // Import from Anki in the study page, in Chromium: the package chosen, its upload's progress
 // then the import's, the counts get-import-status gives and the decks in the library after;
 // an import that fails and uploads the service refuses each say why, with nothing imported;
-// an import under way is found again after a reload, and forgotten at logout.
+// an import under way is found again after a reload, and forgotten at logout. With
+// STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-anki-import.png and its -375 twin.
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { databaseOf, expectOk } from './helpers/app.js'
 import { FIXTURES } from './helpers/anki.js'
 import type { ImportStatus } from './helpers/anki-import.js'
-import { click, openStudyPage, withoutChromium, type StudyPage } from './helpers/study-page.js'
+import { click, docsScreenshot, openStudyPage, pageIsNoWiderThan, withoutChromium, type StudyPage } from './helpers/study-page.js'
 
 // every import starts a worker thread of its own, slow on a busy machine
 const BROWSER_TEST = { skip: withoutChromium, timeout: 240_000 }
@@ -83,6 +84,11 @@ test('an Anki package imported into a folder: the upload\'s progress, the import
   const warnings = await page.$$eval('#anki-warnings li', (items) => items.map((item) => item.textContent))
   t.equal(warnings.length, status.warnings.length, `every warning listed (${status.warnings.length})`)
   t.match(await page.$eval('#anki-import-status', (line) => line.textContent), /^Import done/, 'the end said in the live status line')
+  await docsScreenshot(page, 'study-page-anki-import.png')
+  await page.setViewport({ width: 375, height: 800 })
+  t.ok(await pageIsNoWiderThan(page, 375), 'the outcome fits a phone\'s width')
+  await docsScreenshot(page, 'study-page-anki-import-375.png')
+  await page.setViewport({ width: 1280, height: 900 })
 
   const seen = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen)
   t.ok(seen.includes('Upload 100'), `the bar showed the upload to its end: ${seen.join(', ')}`)

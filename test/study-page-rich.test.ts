@@ -7,14 +7,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { ElementHandle, Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { expectOk, post } from './helpers/app.js'
-import { click, emptyFlashcard, goTo, openFlashcard, openStudyPage, pageIsNoWiderThan, picture, tone, withoutChromium } from './helpers/study-page.js'
+import { click, docsScreenshot, emptyFlashcard, goTo, openFlashcard, openStudyPage, pageIsNoWiderThan, picture, tone, withoutChromium } from './helpers/study-page.js'
 
-const DOCS = fileURLToPath(new URL('../docs/', import.meta.url))
-const SCREENSHOTS = process.env.STUDY_PAGE_SCREENSHOTS === '1'
 const PHONE_WIDTH = 375
 // below tap's own limit for the file (package.json, 120 s), so a test's own timeout is the one that tells
 const BROWSER_TEST = { skip: withoutChromium, timeout: 60_000 }
@@ -120,18 +117,11 @@ async function readFlashcard (study: { app: Parameters<typeof expectOk>[0], toke
   return (await expectOk<{ cards: CardRead[] }>(study.app, 'get-flashcard', { jwtToken: study.token, flashcardID })).cards
 }
 
-/** Writes a screenshot of the study card into docs/, when asked to (STUDY_PAGE_SCREENSHOTS=1). */
+/** Writes a screenshot of the study card into docs/, once the answers' intervals are in (STUDY_PAGE_SCREENSHOTS=1). */
 async function screenshot (page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return
   // the answers' intervals arrive after the back is shown; the picture is of the page once they have
   await page.waitForFunction(() => [...document.querySelectorAll('#study-stage .interval')].every((interval) => interval.textContent !== '…'))
-  await page.evaluate(async () => {
-    // the notice of the save before is not what the picture is of
-    const notice = document.querySelector('#notice-message')
-    if (notice !== null) notice.textContent = ''
-    await document.fonts.ready
-  })
-  await page.screenshot({ path: join(DOCS, name) as `${string}.png`, fullPage: true })
+  await docsScreenshot(page, name)
 }
 
 test('an image pasted into the editor and one picked are saved, then studied: shown scaled to the card, described, loaded', BROWSER_TEST, async (t) => {

@@ -2,31 +2,16 @@
 // 375 px, in Chromium: nothing scrolls sideways on a phone and the heatmap shows today.
 // With STUDY_PAGE_SCREENSHOTS=1 it also writes the screenshots of docs/
 // (study-page-{study,library,progress}.png, their -375 twins, and study-page-study-dark.png).
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
-import { click, goTo, openFlashcard, openStudyPage, pageIsNoWiderThan, withoutChromium } from './helpers/study-page.js'
+import { click, docsScreenshot, goTo, openFlashcard, openStudyPage, pageIsNoWiderThan, withoutChromium } from './helpers/study-page.js'
 
-const DOCS = fileURLToPath(new URL('../docs/', import.meta.url))
-const SCREENSHOTS = process.env.STUDY_PAGE_SCREENSHOTS === '1'
 const DAY = 86_400_000
 const BROWSER_TEST = { skip: withoutChromium, timeout: 110_000 }
 
 const SPANISH = [['hola', 'hello'], ['adiós', 'goodbye'], ['gracias', 'thank you'], ['por favor', 'please'], ['el perro', 'the dog'], ['la casa', 'the house'], ['el libro', 'the book'], ['la mesa', 'the table']]
 const FRENCH = [['bonjour', 'hello'], ['merci', 'thank you'], ['le chat', 'the cat']]
 const CHEMISTRY = [['H₂O', 'water'], ['NaCl', 'table salt'], ['CO₂', 'carbon dioxide']]
-
-async function screenshot (page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return
-  await page.evaluate(async () => {
-    // a notice of the step before is not what the picture is of
-    document.querySelector('#notice-message')?.replaceChildren()
-    await document.fonts.ready
-  })
-  await page.screenshot({ path: join(DOCS, name) as `${string}.png`, fullPage: true })
-}
 
 test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) => {
   let offset = 0
@@ -63,7 +48,7 @@ test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) =
     await page.reload({ waitUntil: 'load' })
     await openFlashcard(page, 'Greetings')
     t.ok(await pageIsNoWiderThan(page, width), `the library fits ${width} px`)
-    await screenshot(page, `study-page-library${suffix}.png`)
+    await docsScreenshot(page, `study-page-library${suffix}.png`)
 
     await goTo(page, 'study')
     await page.waitForSelector('#card-front')
@@ -71,7 +56,7 @@ test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) =
     await page.waitForFunction(() => [...document.querySelectorAll('.rating .interval')].every((interval) => /\d/.test(interval.textContent ?? '')))
     t.ok(await pageIsNoWiderThan(page, width), `the study screen fits ${width} px`)
     await page.$eval('#study-card', (card) => { (card as HTMLElement).blur() })
-    await screenshot(page, `study-page-study${suffix}.png`)
+    await docsScreenshot(page, `study-page-study${suffix}.png`)
 
     await goTo(page, 'progress')
     await page.waitForSelector('#goal-list')
@@ -82,7 +67,7 @@ test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) =
       return scroller !== undefined && cell !== undefined && cell.right <= scroller.right && cell.left >= scroller.left
     })
     t.ok(await pageIsNoWiderThan(page, width), `the progress screen fits ${width} px, today in view on the heatmap`)
-    await screenshot(page, `study-page-progress${suffix}.png`)
+    await docsScreenshot(page, `study-page-progress${suffix}.png`)
   }
   // the dark scheme, as a system set to dark mode asks for it
   await page.setViewport({ width: 1280, height: 900 })
@@ -93,7 +78,7 @@ test('study, library and progress at 1280 and 375 px', BROWSER_TEST, async (t) =
   await page.waitForSelector('#card-back')
   await page.waitForFunction(() => [...document.querySelectorAll('.rating .interval')].every((interval) => /\d/.test(interval.textContent ?? '')))
   t.ok(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme === 'dark'), 'the page follows the system\'s dark mode')
-  await screenshot(page, 'study-page-study-dark.png')
+  await docsScreenshot(page, 'study-page-study-dark.png')
   await click(page, '#main-nav a[data-screen="library"]')
   t.same(study.consoleErrors, [], 'no console errors')
 })

@@ -4,6 +4,8 @@
 // origin, kept for the test to check; and real files a browser can decode.
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { crc32, deflateSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
@@ -137,6 +139,22 @@ export async function openFlashcard (page: Page, name: string): Promise<void> {
   await click(page, `.tree-item-flashcard[data-name="${name}"]`)
   await page.waitForFunction((wanted) => document.querySelector('#library-panel h2')?.textContent === wanted &&
     document.querySelector('#library-panel .add-card-form') !== null, {}, name)
+}
+
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url))
+
+/**
+ * Writes a screenshot of the page as it is into docs/ under `name`, when asked to
+ * (STUDY_PAGE_SCREENSHOTS=1): the pictures of the README and the docs. A notice of the step
+ * before is not what the picture is of; the fonts are loaded first.
+ */
+export async function docsScreenshot (page: Page, name: string): Promise<void> {
+  if (process.env.STUDY_PAGE_SCREENSHOTS !== '1') return
+  await page.evaluate(async () => {
+    document.querySelector('#notice-message')?.replaceChildren()
+    await document.fonts.ready
+  })
+  await page.screenshot({ path: join(DOCS, name) as `${string}.png`, fullPage: true })
 }
 
 /** A folder and an empty flashcard in it, made through the API; the flashcard's id. */
