@@ -2,7 +2,7 @@
 // shows, where it stands in its schedule and what its review history is. Pure: the collection, the
 // user's calendar and the media ids in, plain values out. The service (imports/) stores them.
 import { addDays as addLocalDays, dayOf, startOfDay, type LocalDay, type UserCalendar } from './calendar.js'
-import { lastScheduledAnswer } from './anki-revlog.js'
+import { kindOfAnkiEntry, lastScheduledAnswer } from './anki-revlog.js'
 import { buriedUntilAt } from './card-states.js'
 import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiCollection, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry } from './anki/collection.js'
 import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
@@ -228,7 +228,8 @@ export function historyOf (entries: readonly AnkiRevlogEntry[], calendar: UserCa
       takenMs: entry.takenMs,
       kind: entry.kind
     })
-    answered ||= rating !== null
+    // a forget makes the card new again: its next learning answer starts it afresh, as a new card
+    answered = kindOfAnkiEntry(entry) === 'reset' ? false : answered || rating !== null
   }
   return history
 }
