@@ -185,11 +185,15 @@ test('optimize-schedule fits on the imported history as Anki\'s optimizer reads 
 test('answers given in Anki on the day of the import count in that day\'s limits, as answers given here do', async (t) => {
   // the fixture's day with the most new cards first answered, in the learner's calendar
   const { collection } = await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })
-  const rows = Array.from({ length: collection.revlog.length }, (_, row) => ({ at: collection.revlog.id[row] as number, card: collection.revlog.cardId[row] as number, button: collection.revlog.button[row] as number }))
-    .filter((row) => row.button > 0).sort((a, b) => a.at - b.at)
+  const { revlog } = collection
+  const rows = Array.from({ length: revlog.length }, (_, row) => ({ at: revlog.id[row] as number, card: revlog.cardId[row] as number, button: revlog.button[row] as number, kind: revlog.kind[row] as number, factor: revlog.factor[row] as number }))
+    .sort((a, b) => a.at - b.at)
   const byDay = new Map<string, { answers: number, newCards: number }>()
   const answered = new Set<number>()
   for (const row of rows) {
+    // a forget (a manual row of ease 0) makes the card new again
+    if (row.button === 0 && row.kind === 4 && row.factor === 0) answered.delete(row.card)
+    if (row.button === 0) continue
     const day = dayOf(new Date(row.at), CALENDAR)
     const done = byDay.get(day) ?? { answers: 0, newCards: 0 }
     done.answers += 1
