@@ -35,9 +35,16 @@ const KIND_OF_STATE: Readonly<Record<number, number>> = {
   [CardState.Review]: KINDS.indexOf('review'),
   [CardState.Relearning]: KINDS.indexOf('relearning')
 }
+const CRAM = KINDS.indexOf('cram')
+const RESET = KINDS.indexOf('reset')
 
-/** The user's log packed for the worker, with the ids of its cards by index and the instant of each card's last answer. */
-interface ReadLog { log: PackedLog, cardIDs: string[], lastAnswer: Float64Array }
+/**
+ * The user's log packed for the worker, with the ids of its cards by index; and for each card the time of its last
+ * answer, and of its last answer that rescheduled it as Anki counts one (a cram answer is not one;
+ * a forget after it leaves none, 0): an imported card's last review is the second, or the first
+ * for cards imported before the two were told apart.
+ */
+interface ReadLog { log: PackedLog, cardIDs: string[], lastAnswer: Float64Array, lastScheduled: Float64Array }
 
 function grown<T extends Int32Array | Float64Array | Uint8Array> (array: T, length: number): T {
   const larger = new (array.constructor as new (length: number) => T)(length)
@@ -59,6 +66,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
     const cardIDs: string[] = []
     const days = new Map<string, number>()
     let lastAnswer = new Float64Array(256)
+    let lastScheduled = new Float64Array(256)
     let length = 0
     const add = (cardID: string, at: number, reviewDay: string, rating: Rating | null, kind: number): void => {
       if (length === capacity) {
@@ -70,7 +78,10 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
         card = cardIDs.length
         cardIndex.set(cardID, card)
         cardIDs.push(cardID)
-        if (card === lastAnswer.length) lastAnswer = grown(lastAnswer, card * 2)
+        if (card === lastAnswer.length) {
+          lastAnswer = grown(lastAnswer, card * 2)
+          lastScheduled = grown(lastScheduled, card * 2)
+        }
       }
       let day = days.get(reviewDay)
       if (day === undefined) {
@@ -84,6 +95,8 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       log.kind[length] = kind
       // a manual change (no rating) is no answer: the card's schedule is still its last answer's
       if (rating !== null) lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
+      if (rating !== null && kind !== CRAM) lastScheduled[card] = Math.max(lastScheduled[card] as number, at)
+      else if (kind === RESET && (lastScheduled[card] as number) < at) lastScheduled[card] = 0
       length += 1
     }
     await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {
@@ -94,7 +107,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       add(cardID, at, reviewDay, rating, KINDS.indexOf(kindOfAnkiEntry(row)))
     })
     const trimmed: PackedLog = { card: log.card.slice(0, length), at: log.at.slice(0, length), day: log.day.slice(0, length), rating: log.rating.slice(0, length), kind: log.kind.slice(0, length) }
-    return { log: trimmed, cardIDs, lastAnswer }
+    return { log: trimmed, cardIDs, lastAnswer, lastScheduled }
   }
 
   /**
@@ -105,17 +118,18 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
    * schedule). How many cards changed.
    */
   async function reschedule (user: UserDocument, states: PackedStates, read: ReadLog, w: Parameters): Promise<number> {
-    const memory = new Map<string, MemoryState & { lastAnswer: number }>()
+    const memory = new Map<string, MemoryState & { lastAnswer: number, lastScheduled: number }>()
     for (let index = 0; index < states.card.length; index++) {
       const card = states.card[index] as number
       const cardID = read.cardIDs[card]
       if (cardID === undefined) continue
-      memory.set(cardID, { stability: states.stability[index] as number, difficulty: states.difficulty[index] as number, lastAnswer: read.lastAnswer[card] as number })
+      memory.set(cardID, { stability: states.stability[index] as number, difficulty: states.difficulty[index] as number, lastAnswer: read.lastAnswer[card] as number, lastScheduled: read.lastScheduled[card] as number })
     }
     const changes: Rescheduled[] = []
     for (const card of await repositories.cards.studied(user._id)) {
       const state = memory.get(card._id)
-      if (state === undefined || card.lastReview?.getTime() !== state.lastAnswer) continue
+      const lastReview = card.lastReview?.getTime()
+      if (state === undefined || (lastReview !== state.lastScheduled && lastReview !== state.lastAnswer)) continue
       changes.push({ _id: card._id, version: card.version, schedule: rescheduledCard(card, state, w, user.desiredRetention) })
     }
     let changed = 0
