@@ -55,18 +55,23 @@ function uniqueIds (): (wanted: number) => number {
 class LastRows {
   private readonly answers = new Map<number, number>()
   private readonly resets = new Map<number, number>()
+  private readonly logged = new Set<number>()
 
   add (row: RevlogRow): void {
+    this.logged.add(row.cardId)
     const kind = kindOfAnkiEntry(row)
     const latest = row.button > 0 && kind !== 'cram' ? this.answers : kind === 'reset' ? this.resets : null
     if (latest !== null && row.id > (latest.get(row.cardId) ?? -1)) latest.set(row.cardId, row.id)
   }
 
-  /** The epoch second Anki takes as the card's last review: null after a forget, undefined for a card with no row. */
+  /**
+   * The epoch second Anki takes as the card's last review: null when no answer rescheduled it
+   * since its last forget (only cram answers or manual rows), undefined for a card with no row.
+   */
   lastReviewSecondsOf (cardId: number): number | null | undefined {
+    if (!this.logged.has(cardId)) return undefined
     const answer = this.answers.get(cardId)
     const reset = this.resets.get(cardId)
-    if (answer === undefined && reset === undefined) return undefined
     return answer === undefined || (reset !== undefined && reset > answer) ? null : Math.floor(answer / 1000)
   }
 }

@@ -110,6 +110,13 @@ test('each card\'s last review is the one Anki\'s Check Database gives it from t
   }
   t.same(importedWrong, [], 'each imported card\'s last review is its last answer that rescheduled it')
 
+  // two cards as Anki can leave them: one whose every row is a due date set by hand, one only ever crammed
+  const histories = databaseOf(app).collection<{ _id: string, userID: string, reviews: Array<{ rating: string | null, kind: number, factor: number }> }>('reviewHistories')
+  const [setByHand, crammed] = await histories.find({ userID: user.userID }).limit(2).toArray()
+  if (setByHand === undefined || crammed === undefined) throw new Error('history.apkg has studied cards')
+  await histories.updateOne({ _id: setByHand._id }, { $set: { reviews: setByHand.reviews.map((row) => ({ ...row, rating: null, kind: 4, factor: 2500 })) } })
+  await histories.updateOne({ _id: crammed._id }, { $set: { reviews: crammed.reviews.map((row) => ({ ...row, rating: row.rating ?? 'good', kind: 3, factor: 0 })) } })
+
   const collection = (await readAnkiPackageFile(await exportedFile(t, app, user), { sql: await loadSqlEngine(), onMedia: () => {} })).collection
   let compared = 0
   let crammedLast = 0
@@ -124,7 +131,7 @@ test('each card\'s last review is the one Anki\'s Check Database gives it from t
     if (card.lastReviewTime !== wanted) differing.push(`card ${card.id}: lrt ${card.lastReviewTime ?? 'none'}, Anki's ${wanted ?? 'none'}`)
     compared++
   }
-  t.same(differing, [], 'each as Anki gives it')
+  t.same(differing, [], 'each as Anki gives it, none for the card only set by hand and the one only crammed')
   t.ok(compared > 500, `every studied card compared: ${compared}`)
   t.ok(crammedLast > 0, `cards whose last answer was cramming among them: ${crammedLast}`)
 })
