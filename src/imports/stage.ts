@@ -370,6 +370,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     cards: staged,
     updated,
     activity: [...activity].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([day, done]) => ({ day, ...done })),
+    calendar: { timezone: calendar.timezone, dayStartHour: calendar.dayStartHour },
     ...(parameters === undefined ? {} : { parameters }),
     ...(desiredRetention === undefined ? {} : { desiredRetention }),
     ...(firstNew === undefined ? {} : { firstNew }),

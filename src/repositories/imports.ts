@@ -1,5 +1,5 @@
 import type { ClientSession, Db, ObjectId } from 'mongodb'
-import type { LocalDay } from '../domain/calendar.js'
+import type { LocalDay, UserCalendar } from '../domain/calendar.js'
 
 /** Where an import of an Anki package stands: `committing` is shown as running. */
 export type ImportState = 'queued' | 'running' | 'committing' | 'done' | 'failed'
@@ -34,6 +34,8 @@ export interface ImportPlan {
    * plans staged before they were counted)
    */
   activity: Array<{ day: LocalDay, reviews: number, newCards?: number }>
+  /** the calendar the days of `activity` are counted in (absent in plans staged before it was kept) */
+  calendar?: UserCalendar
   /** the FSRS parameters and desired retention of the collection's main preset, adopted by the user */
   parameters?: number[]
   desiredRetention?: number

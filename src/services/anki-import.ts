@@ -115,15 +115,17 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   /**
    * The answers the learner gave in Anki today, counted in today's reviews and new cards as the
    * ones given here are: the daily limits leave what is left of the day, not a whole day more.
+   * Not when the learner's calendar changed since the staging counted the days (or the plan is
+   * from before it kept the calendar and the new cards).
    */
   async function countTodaysAnswers (repositories: Repositories, userID: string, plan: ImportPlan, now: Date): Promise<void> {
     const account = await repositories.users.findById(userID)
-    if (account === null) return
+    // the days were counted in the calendar of the staging: one changed since would put another day's answers in today
+    if (account === null || plan.calendar?.timezone !== account.timezone || plan.calendar.dayStartHour !== account.dayStartHour) return
     const today = userDay(now, account)
     const done = plan.activity.find((day) => day.day === today.day)
-    if (done === undefined) return
-    const newCards = done.newCards ?? 0
-    await repositories.users.recordImportedDay(userID, today, { reviews: done.reviews - newCards, newCards })
+    if (done?.newCards === undefined) return
+    await repositories.users.recordImportedDay(userID, today, { reviews: done.reviews - done.newCards, newCards: done.newCards })
   }
 
   /**

@@ -5,7 +5,7 @@ import tap, { test } from 'tap'
 import { join } from 'node:path'
 import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { dayOf, startOfDay } from '../../src/domain/calendar.js'
-import { buildTestApp, databaseOf, expectOk, expectRefusal, registerUser } from '../helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, expectRefusal, makeDeck, registerUser } from '../helpers/app.js'
 import { expected, FIXTURES } from '../helpers/anki.js'
 import { CALENDAR, countsOf, fixture, importAnki, importedCards, labelOf, loggedReviews, LEARNER, relative } from '../helpers/anki-import.js'
 
@@ -215,12 +215,15 @@ test('answers given in Anki on the day of the import count in that day\'s limits
   const now = new Date(startOfDay(day, CALENDAR).getTime() + 12 * 3600_000)
   const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
   const user = await registerUser(app, LEARNER)
+  // a new card studied here this morning, before the import
+  const mine = await makeDeck(app, user, { folder: ['Mine'], name: 'Words', cards: 1 })
+  await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID: mine.flashcardID, cardID: mine.cardIDs[0], rating: 'good' })
   const status = await importAnki(app, user.jwtToken, fixture('history.apkg'))
   t.equal(status.state, 'done')
   const queue = await expectOk<{ counts: { new: string } }>(app, 'get-study-queue', { jwtToken: user.jwtToken })
-  t.equal(Number(queue.counts.new), 20 - done.newCards, 'today\'s new cards are the 20 a day less those started in Anki today')
+  t.equal(Number(queue.counts.new), 20 - 1 - done.newCards, 'today\'s new cards are the 20 a day less the one started here and those started in Anki today')
   const account = await databaseOf(app).collection<{ _id: string, studyDay?: { day: string, reviews: number, newCards: number } }>('users').findOne({ _id: user.userID })
-  t.match(account?.studyDay, { day, reviews: done.answers - done.newCards, newCards: done.newCards }, 'and today\'s reviews count the other answers')
+  t.match(account?.studyDay, { day, reviews: done.answers - done.newCards, newCards: 1 + done.newCards }, 'and today\'s reviews count the other answers')
 })
 
 test('without withScheduling every card arrives new, without history', async (t) => {
