@@ -215,8 +215,11 @@ export function historyOf (entries: readonly AnkiRevlogEntry[], calendar: UserCa
   const history: HistoryEntry[] = []
   let answered = false
   for (const entry of entries) {
+    // a button Anki never writes is a damaged row, neither an answer nor a manual change
+    if (entry.button < 0 || entry.button > 4) continue
     const reviewedAt = new Date(entry.id)
-    const rating = entry.button >= 1 && entry.button <= 4 ? RATINGS[entry.button - 1] as Rating : null
+    const rating = entry.button === 0 ? null : RATINGS[entry.button - 1] as Rating
+    const kind = kindOfAnkiEntry(entry)
     history.push({
       reviewedAt,
       rating,
@@ -228,8 +231,9 @@ export function historyOf (entries: readonly AnkiRevlogEntry[], calendar: UserCa
       takenMs: entry.takenMs,
       kind: entry.kind
     })
-    // a forget makes the card new again: its next learning answer starts it afresh, as a new card
-    answered = kindOfAnkiEntry(entry) === 'reset' ? false : answered || rating !== null
+    // a forget makes the card new again: its next learning answer starts it afresh, as a new card;
+    // a cram answer (a new card previewed in a filtered deck) leaves it new
+    answered = kind === 'reset' ? false : answered || (rating !== null && kind !== 'cram')
   }
   return history
 }

@@ -29,6 +29,12 @@ test('every row is kept, a manual one without a rating; a forget makes the card 
   t.same(answersIn(history).map((entry) => entry.reviewedAt.getTime()), LOG.filter((entry) => entry.button > 0).map((entry) => entry.id), 'the answers are the rows with a button')
 })
 
+test('a new card previewed in a filtered deck is still new at its first learning answer; a row of a button Anki never writes is left out', async (t) => {
+  const history = historyOf([row(0, 3, 3, 0), row(0.5, 7, 1, 2500), row(1, 3, 0, 0), row(1.01, 3, 0, 0)], CALENDAR)
+  t.same(history.map((entry) => entry.rating), ['good', 'good', 'good'], 'the damaged row is not kept')
+  t.same(history.map((entry) => entry.stateBefore), [CardState.Review, CardState.New, CardState.Learning], 'the cram answer did not start the card')
+})
+
 test('the last review is the last answer that rescheduled the card: a cram answer is not one, a forget after it leaves none', async (t) => {
   const answered = (entry: { button: number }) => entry.button > 0
   t.equal(lastScheduledAnswer(LOG, answered)?.id, LOG[6]?.id, 'a due date set by hand after the last answer leaves it the last review')
