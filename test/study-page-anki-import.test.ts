@@ -3,6 +3,7 @@
 // an import that fails and uploads the service refuses each say why, with nothing imported;
 // an import under way is found again after a reload, and forgotten at logout. With
 // STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-anki-import.png and its -375 twin.
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
@@ -223,5 +224,34 @@ test('logging out during an upload asks first, then stops it: nothing of the pac
   const imports = await databaseOf(study.app).collection('imports').countDocuments({ userID })
   const library = await expectOk<{ folders: unknown[] }>(study.app, 'get-library', { jwtToken: study.token })
   t.same([imports, library.folders], [0, []], 'the service started no import, and the library is as it was')
+  t.same(study.consoleErrors, [], 'no console errors')
+})
+
+test('logging out once the whole package is sent asks nothing and stops nothing: the import goes on at the service', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app } = study
+  // the service's answer to the upload is held back 3 s, as a busy service's may be: the page has sent every byte and waits
+  app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.url !== '/api/import-anki') return
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse
+    response.end = ((...args: unknown[]) => { setTimeout(() => { end(...args) }, 3000); return response }) as typeof response.end
+  })
+  await openImport(page)
+  const input = await page.waitForSelector('input#anki-file')
+  await input?.uploadFile(COLLECTION)
+  await click(page, '#anki-import-start')
+  await page.waitForFunction(() => document.querySelector('#anki-progress-label')?.textContent === 'Upload' && document.querySelector('#anki-progress')?.getAttribute('value') === '100')
+
+  await click(page, '#logout-button')
+  await page.waitForSelector('#login-form')
+  t.pass('the first press logs out: nothing would be lost')
+  const { userID } = await expectOk<{ userID: string }>(app, 'get-user', { jwtToken: study.token })
+  const imports = databaseOf(app).collection<{ userID: string, state: string }>('imports')
+  for (let tries = 0; tries < 600 && (await imports.findOne({ userID }))?.state !== 'done'; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal((await imports.findOne({ userID }))?.state, 'done', 'the service imported the package')
+  const library = await expectOk<{ folders: unknown[] }>(app, 'get-library', { jwtToken: study.token })
+  t.ok(library.folders.length > 0, 'and its decks are in the library the learner finds at their next login')
+  t.same(await ankiImportKeys(page), [], 'nothing of the import is kept in this browser')
+  t.equal(await page.$eval('#error-message', (area) => area.textContent), '', 'and no failure is shown for it')
   t.same(study.consoleErrors, [], 'no console errors')
 })

@@ -33,14 +33,26 @@ interface Upload {
 
 let upload: Upload | null = null
 
-/** The name of the package this browser is uploading, if any: logging out asks first, since it stops the upload. */
-export function uploadUnderWay (): string | null {
-  return upload?.fileName ?? null
+/** True once the browser has sent the whole package: the service imports it whatever this page does next. */
+function allSent ({ sent }: Upload): boolean {
+  return sent.total > 0 && sent.bytes >= sent.total
 }
 
-/** Stops the upload under way, if any: nothing of it is imported. */
+/**
+ * The name of the package this browser is still uploading, if any: logging out asks first, since
+ * it stops the upload. None once the whole package is sent: logging out then loses nothing.
+ */
+export function uploadUnderWay (): string | null {
+  return upload === null || allSent(upload) ? null : upload.fileName
+}
+
+/**
+ * Stops the upload under way, if any, so that nothing of it is imported; one whose whole package
+ * is sent is left to end (the service imports it, into the library the user finds at their next
+ * login), and only forgotten here.
+ */
 export function stopUpload (): void {
-  upload?.stop.abort()
+  if (upload !== null && !allSent(upload)) upload.stop.abort()
   upload = null
 }
 
