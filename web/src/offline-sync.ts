@@ -15,7 +15,11 @@ const TRY_AGAIN_LATER: ReadonlySet<ErrorCode> = new Set([
   'too_many_requests', 'too_many_connections', 'request_timeout'
 ])
 
-/** How often answers still waiting are tried again while the page is open and online. */
+/**
+ * How often answers still waiting are tried again while the page is open, whatever events it heard
+ * (a page may miss the browser's `online` event): a try sends nothing while the browser says it is
+ * offline (`navigator.onLine`), and one that fails leaves them for the next.
+ */
 const RETRY_MS = 15_000
 
 export interface SyncState { online: boolean, waiting: number, conflicts: number, sending: boolean }
