@@ -43,16 +43,26 @@ export function loggedFromAnkiRevlog (rows: Iterable<AnkiRevlogRow>, dayOf: (epo
 }
 
 /**
- * The row Anki takes as a card's last review (rslib's get_last_revlog_info, whose epoch second
- * Check Database puts in the card's `lrt`): its last answer that rescheduled it (not cramming),
- * none once a forget follows; rows oldest first, `answered` telling an answer from a manual row.
+ * What a row of a card's log does to its last review as Anki counts it (rslib's
+ * get_last_revlog_info, whose epoch second Check Database puts in the card's `lrt`): an answer
+ * that rescheduled the card (not cramming) sets it, a forget clears it, any other row leaves it.
+ */
+export function lastReviewRole (kind: ReviewKind, answered: boolean): 'sets' | 'clears' | 'leaves' {
+  if (answered && kind !== 'cram') return 'sets'
+  return kind === 'reset' ? 'clears' : 'leaves'
+}
+
+/**
+ * The row Anki takes as a card's last review (see lastReviewRole): its last answer that
+ * rescheduled it, none once a forget follows; rows oldest first, `answered` telling an answer
+ * from a manual row.
  */
 export function lastScheduledAnswer<Row extends Pick<AnkiRevlogRow, 'kind' | 'factor'>> (rows: Iterable<Row>, answered: (row: Row) => boolean): Row | undefined {
   let last: Row | undefined
   for (const row of rows) {
-    const kind = kindOfAnkiEntry(row)
-    if (answered(row) && kind !== 'cram') last = row
-    else if (kind === 'reset') last = undefined
+    const role = lastReviewRole(kindOfAnkiEntry(row), answered(row))
+    if (role === 'sets') last = row
+    else if (role === 'clears') last = undefined
   }
   return last
 }

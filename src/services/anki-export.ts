@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import { setImmediate as othersTurn } from 'node:timers/promises'
 import yazl from 'yazl'
 import { loadSqlEngine } from '../anki/package-file.js'
-import { kindOfAnkiEntry } from '../domain/anki-revlog.js'
+import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { dayOf } from '../domain/calendar.js'
 import {
   ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow,
@@ -59,8 +59,8 @@ class LastRows {
 
   add (row: RevlogRow): void {
     this.logged.add(row.cardId)
-    const kind = kindOfAnkiEntry(row)
-    const latest = row.button > 0 && kind !== 'cram' ? this.answers : kind === 'reset' ? this.resets : null
+    const role = lastReviewRole(kindOfAnkiEntry(row), row.button > 0)
+    const latest = role === 'sets' ? this.answers : role === 'clears' ? this.resets : null
     if (latest !== null && row.id > (latest.get(row.cardId) ?? -1)) latest.set(row.cardId, row.id)
   }
 

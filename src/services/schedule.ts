@@ -1,11 +1,11 @@
-import { kindOfAnkiEntry } from '../domain/anki-revlog.js'
+import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { DEFAULT_PARAMETERS, type MemoryState, type Parameters } from '../domain/memory-model.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'
 import { moreHistoryNeeded, RETENTIONS_COMPARED, rescheduledCard, type FitReport } from '../domain/schedule-fit.js'
 import { CardState, type Rating } from '../domain/scheduling.js'
-import { dayNumber } from '../domain/training-items.js'
+import { dayNumber, type ReviewKind } from '../domain/training-items.js'
 import { KINDS, type PackedLog, type PackedStates } from '../fitting/jobs.js'
 import type { Fitter } from '../fitting/fitter.js'
 import type { Rescheduled } from '../repositories/cards.js'
@@ -35,8 +35,6 @@ const KIND_OF_STATE: Readonly<Record<number, number>> = {
   [CardState.Review]: KINDS.indexOf('review'),
   [CardState.Relearning]: KINDS.indexOf('relearning')
 }
-const CRAM = KINDS.indexOf('cram')
-const RESET = KINDS.indexOf('reset')
 
 /**
  * The user's log packed for the worker, with the ids of its cards by index; and for each card the time of its last
@@ -95,8 +93,9 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       log.kind[length] = kind
       // a manual change (no rating) is no answer: the card's schedule is still its last answer's
       if (rating !== null) lastAnswer[card] = Math.max(lastAnswer[card] as number, at)
-      if (rating !== null && kind !== CRAM) lastScheduled[card] = Math.max(lastScheduled[card] as number, at)
-      else if (kind === RESET && (lastScheduled[card] as number) < at) lastScheduled[card] = 0
+      const role = lastReviewRole(KINDS[kind] as ReviewKind, rating !== null)
+      if (role === 'sets') lastScheduled[card] = Math.max(lastScheduled[card] as number, at)
+      else if (role === 'clears' && (lastScheduled[card] as number) < at) lastScheduled[card] = 0
       length += 1
     }
     await repositories.reviews.visitWholeLog(userID, settings.logBatch, (cardID, at, reviewDay, rating, stateBefore) => {
