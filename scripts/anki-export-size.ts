@@ -3,7 +3,7 @@
 // database: the cards and reviews are made here), and prints the time it took, the peak memory of
 // the process and the size of the collection file. Defaults: export-anki's limits (EXPORT_LIMITS),
 // the largest export the service builds.
-import { loadSqlEngine } from '../src/anki/package-file.js'
+import { loadSqlEngine } from '../src/anki/sql-engine.js'
 import { ankiDays, EXPORT_LIMITS, noteFields, noteGuid, revlogRow, scheduleRow } from '../src/domain/anki/export.js'
 import { CollectionWriter } from '../src/domain/anki/writer.js'
 import { CardState, type CardSchedule } from '../src/domain/scheduling.js'

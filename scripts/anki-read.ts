@@ -1,7 +1,7 @@
 // Reads an Anki package as an import would and says how long each part took and how much memory
 // the process held at most: `node --import tsx scripts/anki-read.ts PACKAGE.apkg`. A package to try
 // it on: `npm run anki-fixtures -- --large 100000 1000000 /tmp/large.apkg`.
-import { loadSqlEngine, readAnkiPackageFile } from '../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../src/anki/package-file.js'
 import { nextDayAt } from '../src/domain/anki/days.js'
 import { fsrsReplayer } from '../src/domain/anki/fsrs.js'
 import { renderCard } from '../src/domain/anki/templates.js'
@@ -13,9 +13,8 @@ if (path === undefined) {
 }
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
 const started = performance.now()
-const sql = await loadSqlEngine()
 let mediaBytes = 0
-const pkg = await readAnkiPackageFile(path, { sql, onMedia: ({ bytes }) => { mediaBytes += bytes.byteLength } })
+const pkg = await readAnkiPackageFile(path, { onMedia: ({ bytes }) => { mediaBytes += bytes.byteLength } })
 const read = performance.now()
 const { collection } = pkg
 

@@ -19,6 +19,10 @@ export interface GeneratedPackage {
   ageDays?: number
   /** how many of the first cards sit in a deck the collection does not list (as a damaged collection has them) */
   cardsInMissingDeck?: number
+  /** the decks the cards go into, one after the other, each a path of names (`A::B` is ['A', 'B']); ten decks under "Generated" when not given */
+  decks?: ReadonlyArray<readonly string[]>
+  /** each note's front and back fields; `Question N` and `Answer N` when not given */
+  fields?: (index: number) => readonly [string, string]
 }
 
 const DAY = 86_400
@@ -74,10 +78,11 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
       tmpls: [{ name: 'Card 1', ord: 0, qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' }]
     }
   }
-  const deckIds = Array.from({ length: 10 }, (_, index) => 1_700_000_000_000 + index)
+  const deckPaths = spec.decks ?? Array.from({ length: 10 }, (_, index) => ['Generated', `Deck ${index + 1}`])
+  const deckIds = deckPaths.map((_, index) => 1_700_000_000_000 + index)
   const decks: Record<string, unknown> = { 1: { id: 1, name: 'Default', dyn: 0, conf: 1, desc: '' } }
-  decks[1_699_999_999_999] = { id: 1_699_999_999_999, name: 'Generated', dyn: 0, conf: 1, desc: '' }
-  for (const [index, id] of deckIds.entries()) decks[id] = { id, name: `Generated::Deck ${index + 1}`, dyn: 0, conf: 1, desc: '' }
+  if (spec.decks === undefined) decks[1_699_999_999_999] = { id: 1_699_999_999_999, name: 'Generated', dyn: 0, conf: 1, desc: '' }
+  for (const [index, id] of deckIds.entries()) decks[id] = { id, name: (deckPaths[index] as readonly string[]).join('::'), dyn: 0, conf: 1, desc: '' }
   const dconf = {
     1: {
       id: 1, name: 'Default', desiredRetention: 0.9, sm2Retention: 0.9,
@@ -98,7 +103,8 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
   for (let index = 0; index < spec.cards; index++) {
     const id = 1_600_000_000_000 + index
     const image = index < media ? ` <img src="image-${index}.png">` : ''
-    note.run([id, `generated-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `Question ${index}\u001fAnswer ${index}${image}`, `Question ${index}`])
+    const [front, back] = spec.fields?.(index) ?? [`Question ${index}`, `Answer ${index}`]
+    note.run([id, `generated-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `${front}\u001f${back}${image}`, front])
     const deck = index < (spec.cardsInMissingDeck ?? 0) ? 424_242 : deckIds[index % deckIds.length] as number
     if (index >= reviewed) {
       card.run([id, id, deck, now, 0, 0, index, 0, 0, 0, 0])

@@ -4,7 +4,7 @@
 import { addDays as addLocalDays, dayOf, startOfDay, type LocalDay, type UserCalendar } from './calendar.js'
 import { kindOfAnkiEntry, lastScheduledAnswer } from './anki-revlog.js'
 import { buriedUntilAt } from './card-states.js'
-import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiCollection, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry } from './anki/collection.js'
+import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiDeck, type AnkiDeckConfig, type AnkiNote, type AnkiNotetype, type AnkiRevlogEntry, type CollectionHeader } from './anki/collection.js'
 import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
 import { fsrsParameters, fsrsReplayer, type MemoryState } from './anki/fsrs.js'
 import { decodeEntities, renderCard } from './anki/templates.js'
@@ -41,7 +41,7 @@ export function deckPlacements (decks: readonly AnkiDeck[], decksWithCards: Read
 }
 
 /** The deck a card belongs to: its home deck when it sits in a filtered one for a while. */
-export function homeDeckOf (card: AnkiCard): number {
+export function homeDeckOf (card: Pick<AnkiCard, 'deckId' | 'originalDeckId'>): number {
   return card.originalDeckId !== 0 ? card.originalDeckId : card.deckId
 }
 
@@ -161,7 +161,7 @@ export function standingOf (card: AnkiCard, now: Date, calendar: UserCalendar): 
 }
 
 /** The preset a deck uses: its own, or the collection's default (id 1). */
-export function presetOf (collection: AnkiCollection, deckId: number): AnkiDeckConfig | undefined {
+export function presetOf (collection: Pick<CollectionHeader, 'decks' | 'deckConfigs'>, deckId: number): AnkiDeckConfig | undefined {
   const deck = collection.decks.find((candidate) => candidate.id === deckId)
   return collection.deckConfigs.find((config) => config.id === deck?.configId) ??
     collection.deckConfigs.find((config) => config.id === 1) ?? collection.deckConfigs[0]
@@ -245,7 +245,7 @@ export function answersIn (history: readonly HistoryEntry[]): HistoryEntry[] {
 
 /** How a collection's cards are scheduled in the user's calendar. */
 export interface SchedulingContext {
-  collection: AnkiCollection
+  collection: CollectionHeader
   calendar: UserCalendar
   now: Date
   /** the user's offset from UTC now, minutes west: where a collection recorded none */

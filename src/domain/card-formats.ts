@@ -40,7 +40,7 @@
  * with a deletion, at most MAX_CARDS_PER_REQUEST cards made.
  */
 import { cardsMadeBy, isClozeInput, TEXT_FORMATS, type CardInput, type TextFormat } from './card-content.js'
-import { MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from './limits.js'
+import { characterCountPast, MAX_CARD_TEXT, MAX_CARDS_PER_REQUEST } from './limits.js'
 
 /** A plain text card of a front and a back, as Quizlet text and two-column CSV hold it. */
 export interface CardText {
@@ -124,20 +124,9 @@ function lineCounter (text: string): (offset: number) => number {
   }
 }
 
-/** Length in Unicode code points, as the JSON schemas of create-flashcard count it. */
+/** Length in Unicode code points, as the JSON schemas of create-flashcard count it, when past MAX_CARD_TEXT. */
 function exceedsMaxText (text: string): number | null {
-  // a code point is one or two code units: only a long string can be too long
-  if (text.length <= MAX_CARD_TEXT) return null
-  let codePoints = 0
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(index + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) index++
-    }
-    codePoints++
-  }
-  return codePoints > MAX_CARD_TEXT ? codePoints : null
+  return characterCountPast(text, MAX_CARD_TEXT)
 }
 
 export function checkSeparators ({ termSeparator, cardSeparator }: Separators): void {

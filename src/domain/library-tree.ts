@@ -7,7 +7,7 @@
  * back, in one update guarded by the version the tree was read at.
  */
 import { Refusal } from './refusals.js'
-import { MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
+import { cardTextProblem, MAX_CHILDREN, MAX_FOLDER_DEPTH } from './limits.js'
 import { comparisonKey, nameProblem, quotedName } from './names.js'
 
 export interface FlashcardNode {
@@ -180,6 +180,17 @@ export function describePath (path: readonly string[]): string {
   return path.map(quotedName).join(' / ')
 }
 
+/** A long path as a message shows it: its first and last names, with how many levels it has. */
+function describeLongPath (path: readonly string[]): string {
+  if (path.length <= 6) return describePath(path)
+  return `${describePath(path.slice(0, 3))} / … / ${describePath(path.slice(-2))} (${path.length.toLocaleString('en')} levels)`
+}
+
+/** The refusal of a folder that would sit `depth` levels deep, past MAX_FOLDER_DEPTH. */
+function tooDeep (path: readonly string[], depth: number): Refusal {
+  return new Refusal('too_deep', `the folder ${describeLongPath(path)} would be ${depth.toLocaleString('en')} levels deep, and folders nest at most ${MAX_FOLDER_DEPTH} levels: use a shorter path`)
+}
+
 /** The folders and flashcards directly in a folder (or at the top), whatever their kind. */
 function childCount (parent: FolderNode | LibraryTree): number {
   return parent.folders.length + ('flashcards' in parent ? parent.flashcards.length : 0)
@@ -258,6 +269,8 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
       if ('flashcards' in parent && parent.flashcards.some((flashcard) => flashcard.name === name)) {
         throw new Refusal('not_a_folder', `${describePath(path.slice(0, depth + 1))} is a flashcard, not a folder: choose another name for the folder`)
       }
+      // a folder stored deeper before this limit stays reachable; no new one is made past it
+      if (depth + 1 > MAX_FOLDER_DEPTH) throw tooDeep(path, path.length)
       checkNewName(name)
       const taken = sameNamed(parent, name)
       if (taken !== null) throw nameTaken(name, taken)
@@ -287,6 +300,8 @@ export function addFlashcard (tree: LibraryTree, path: readonly string[], flashc
   if (found === null) throw new Refusal('folder_not_found', `no folder ${describePath(path)}: create it first with create-folder`)
   const { folder, at } = found
   checkNewName(flashcard.name)
+  const problem = cardTextProblem('the description', flashcard.description)
+  if (problem !== null) throw new Refusal('invalid_field', `${problem}: shorten it`)
   const taken = sameNamed(folder, flashcard.name)
   if (taken?.name === flashcard.name) throw new Refusal('name_taken', `${describePath([...path, flashcard.name])} already exists: choose another name, or add cards to it with add-cards`)
   if (taken !== null) throw nameTaken(flashcard.name, taken)
@@ -324,7 +339,7 @@ export function renameFlashcard (tree: LibraryTree, flashcardID: string, name: s
 }
 
 /** How many levels of folders a folder holds below itself. */
-function levelsBelow (folder: FolderNode): number {
+export function levelsBelow (folder: FolderNode): number {
   return folder.folders.reduce((deepest, child) => Math.max(deepest, 1 + levelsBelow(child)), 0)
 }
 

@@ -11,6 +11,16 @@ export const MAX_CARDS_PER_REQUEST = 1000
 /** characters of a card's front or back, and of a flashcard's description */
 export const MAX_CARD_TEXT = 10_000
 /**
+ * Characters of an Anki note's fields and tags together, as an import reads it: each card side
+ * made from them is held to MAX_CARD_TEXT, and a note past this is refused before it is read.
+ */
+export const MAX_NOTE_TEXT = 100_000
+/**
+ * Rows of one card's review log an import keeps: a card's history is stored as one document, and
+ * a card studied every day for thirty years has about 11,000.
+ */
+export const MAX_CARD_HISTORY = 20_000
+/**
  * The stored size of one user's folder tree, a single document. Half of
  * MongoDB's 16 MiB document limit, so that an edit never meets that limit;
  * the folders-and-flashcards quota keeps ordinary libraries far below it.
@@ -28,3 +38,46 @@ export const MIN_PASSWORD_LENGTH = 8
 export const MAX_SEARCH_QUERY = 200
 export const DEFAULT_SEARCH_RESULTS = 50
 export const MAX_SEARCH_RESULTS = 200
+
+/**
+ * Levels of nesting of any document the service writes (an object or array
+ * in another counts one level, and so does each part of a dotted update
+ * path). MongoDB refuses documents deeper than 100 levels, and the embedded
+ * database stops the whole process on documents a few hundred levels deep:
+ * the service's own limits keep every document far inside this (a folder
+ * tree 20 levels deep is about 45), and repositories refuse anything past it
+ * before it is sent (db/nesting-guard.ts).
+ */
+export const MAX_DOCUMENT_NESTING = 64
+
+/**
+ * How many characters a text has past `limit`, counted in Unicode code
+ * points as the request schemas count them; null when it is within the
+ * limit. A code point is one or two UTF-16 code units, so only a text
+ * longer than `limit` code units is counted.
+ */
+export function characterCountPast (text: string, limit: number): number | null {
+  if (text.length <= limit) return null
+  let codePoints = 0
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) index++
+    }
+    codePoints++
+  }
+  return codePoints > limit ? codePoints : null
+}
+
+/**
+ * Why a card side (or a flashcard's description) is longer than a card may
+ * hold, as a sentence naming it (`the front`, `the back`...), or null.
+ * Checked where every card's content is made, whichever door it came by
+ * (a request, a file import, an Anki package).
+ */
+export function cardTextProblem (side: string, text: string): string | null {
+  const length = characterCountPast(text, MAX_CARD_TEXT)
+  if (length === null) return null
+  return `${side} is ${length.toLocaleString('en')} characters long, and a card side holds at most ${MAX_CARD_TEXT.toLocaleString('en')}`
+}

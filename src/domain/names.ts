@@ -1,3 +1,5 @@
+import { characterCountPast } from './limits.js'
+
 /**
  * A client tells a flashcard from a folder by these members (docs/interface.md), so no
  * folder or flashcard may be called by them.
@@ -12,6 +14,9 @@ export const MAX_NAME_LENGTH = 100
  * escapes are not understood by every client's regex engine (Python's re).
  */
 export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$'
+
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/u
 
 /**
  * Bidirectional controls make a name read otherwise than it is stored
@@ -100,6 +105,14 @@ export function quotedName (name: string): string {
  * one name.
  */
 export function nameProblem (name: string): string | null {
+  // the request schemas check these too; a name that came by another door (an imported deck) is checked here
+  const length = characterCountPast(name, MAX_NAME_LENGTH)
+  if (length !== null) {
+    return `the name ${quotedName(`${name.slice(0, 40)}…`)} is ${length.toLocaleString('en')} characters long; a name has at most ${MAX_NAME_LENGTH}: shorten it`
+  }
+  if (CONTROL_CHARACTERS.test(name)) {
+    return `the name ${quotedName(name)} holds a control character (U+0000-U+001F, U+007F-U+009F): remove it`
+  }
   if (RESERVED_NAMES.has(name)) {
     return `"${name}" is reserved: a client tells a flashcard from a folder by its members cards, flashcardID and flashcardName`
   }

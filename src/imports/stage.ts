@@ -5,19 +5,22 @@
 // import is done: review-histories.ts), and content changes of cards the user has staged aside.
 // What makes all of it visible is the plan returned, applied in one step (services/anki-import.ts).
 import { createHash } from 'node:crypto'
+import { dirname } from 'node:path'
 import type { Db } from 'mongodb'
-import { loadSqlEngine, readAnkiPackageFile } from '../anki/package-file.js'
+import { openAnkiPackage, type OpenedPackage } from '../anki/package-file.js'
 import { answersIn, cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
-import type { AnkiCard, AnkiCollection, AnkiDeck, AnkiNote } from '../domain/anki/collection.js'
+import type { AnkiCard, AnkiDeck } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
-import { quotaText, type Quotas } from '../domain/quotas.js'
+import { MAX_CARD_HISTORY, MAX_NOTE_TEXT } from '../domain/limits.js'
+import { quotedName } from '../domain/names.js'
+import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 import { queueKeyOf } from '../domain/card-states.js'
 import { CardState, newSchedule } from '../domain/scheduling.js'
-import type { CardDocument } from '../repositories/cards.js'
+import type { CardContent, CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
 import { newFileId } from '../repositories/media.js'
@@ -54,8 +57,19 @@ export interface StagedImport {
 const DEFAULT_DECK_ID = 1
 
 const CARD_BATCH = 2000
+/** a batch of cards is written once this many characters of content are in it, however few cards */
+const CARD_BATCH_CHARACTERS = 8_000_000
 /** histories of about ten reviews each: as many bytes a write as a batch of cards */
 const HISTORY_BATCH = 1000
+/** a batch of histories is written once this many reviews are in it, however few cards */
+const HISTORY_BATCH_ROWS = 50_000
+/** notes' guids looked up among the user's cards at once */
+const GUID_BATCH = 5000
+
+/** The characters of a card's content (its text as written and its sides rendered): what a batch of cards holds. */
+function contentCharacters (content: CardContent): number {
+  return content.front.length + content.back.length + (content.html === undefined ? 0 : content.html.front.length + content.html.back.length)
+}
 
 function byteCount (bytes: number): string {
   return `${bytes.toLocaleString('en')} byte${bytes === 1 ? '' : 's'}`
@@ -89,71 +103,119 @@ export async function stageImport (db: Db, job: StageJob, progress: StageProgres
 }
 
 async function staged (db: Db, job: StageJob, progress: StageProgress, planned: PlannedMedia[]): Promise<StagedImport> {
+  // the collection is written out beside the package, in the import's own folder, which goes when the import ends
+  const pkg = await openAnkiPackage(job.path, { workDirectory: dirname(job.path) })
+  try {
+    return await stagedFrom(pkg, db, job, progress, planned)
+  } finally {
+    await pkg.close()
+  }
+}
+
+/** The limits an Anki package is held to before anything of it is read whole (see limits.ts). */
+function checkCollectionSizes (pkg: OpenedPackage, job: StageJob, usage: Partial<Usage> | null): void {
+  const { header, rows } = pkg
+  const cards = rows.cardCount()
+  const room = job.quotas.cards - (usage?.cards ?? 0)
+  if (cards > room) {
+    throw new Refusal('quota_exceeded', `the package holds ${cards.toLocaleString('en')} cards, and the account's quota of ${quotaText('cards', job.quotas)} has room for ${Math.max(0, room).toLocaleString('en')} more: delete some cards first, or import a smaller deck`)
+  }
+  if (header.decks.length > job.quotas.nodes) {
+    throw new Refusal('quota_exceeded', `the package holds ${header.decks.length.toLocaleString('en')} decks, more than the ${quotaText('nodes', job.quotas)} an account may hold: import fewer decks at once`)
+  }
+  const note = rows.oversizedNote(MAX_NOTE_TEXT)
+  if (note !== null) {
+    throw new Refusal('invalid_field', `the note with guid ${quotedName(note.guid)} holds ${note.length.toLocaleString('en')} characters of fields and tags, and a note may hold at most ${MAX_NOTE_TEXT.toLocaleString('en')}: shorten it in Anki, or leave it out of the package`)
+  }
+  if (job.withScheduling) {
+    const longest = rows.longestHistoryOver(MAX_CARD_HISTORY)
+    if (longest !== null) {
+      throw new Refusal('invalid_field', `a card of the note with guid ${quotedName(longest.guid)} has ${longest.count.toLocaleString('en')} rows in its review log, and a card keeps at most ${MAX_CARD_HISTORY.toLocaleString('en')}: ` +
+        'import without scheduling, or leave that card out of the package')
+    }
+  }
+}
+
+/** A deck's name as a message shows it: quoted, its middle left out when it is long. */
+function deckNameOf (deck: AnkiDeck): string {
+  const path = deck.path.length > 6 ? [...deck.path.slice(0, 3), '…', ...deck.path.slice(-2)] : deck.path
+  const name = path.join('::')
+  return `${quotedName(name.length > 300 ? `${name.slice(0, 300)}…` : name)}${deck.path.length > 6 ? ` (${deck.path.length.toLocaleString('en')} levels)` : ''}`
+}
+
+/** Runs `work`, a refusal of it naming `what` (a deck, a note) first: the learner finds it in Anki by that. */
+function naming<T> (what: string, work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof Refusal) throw new Refusal(error.code, `${what}: ${error.message}`)
+    throw error
+  }
+}
+
+async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: StageProgress, planned: PlannedMedia[]): Promise<StagedImport> {
   const repositories = repositoriesOf(db)
   const { userID, importID, calendar } = job
   const now = new Date(job.now)
   const owner = stagingOwner(importID)
   const warnings: string[] = []
   const counts: ImportCounts = { cards: 0, notes: 0, reviews: 0, media: 0 }
+  const { header, rows } = pkg
 
   const [tree, usage] = await Promise.all([repositories.trees.read(userID), repositories.users.usageOf(userID)])
-  let referenced = new Set<string>()
-  let collectionRead: AnkiCollection | undefined
+  checkCollectionSizes(pkg, job, usage)
+  const cardCount = rows.cardCount()
+
+  // the media files the notes show: only those are read
+  const inPackage = new Set(pkg.media.map((file) => file.name))
+  const referenced = new Set<string>()
+  for (const fields of rows.fields()) {
+    for (const field of fields) for (const name of mediaNamesIn(field)) if (inPackage.has(name)) referenced.add(name)
+  }
   const mediaIDs = new Map<string, string>()
   const bySha = new Map<string, string>()
   const skipped: string[] = []
   const skippedNames = new Set<string>()
-
-  const pkg = await readAnkiPackageFile(job.path, {
-    sql: await loadSqlEngine(),
-    onCollection: (collection) => {
-      collectionRead = collection
-      const room = job.quotas.cards - (usage?.cards ?? 0)
-      if (collection.cards.length > room) {
-        throw new Refusal('quota_exceeded', `the package holds ${collection.cards.length.toLocaleString('en')} cards, and the account's quota of ${quotaText('cards', job.quotas)} has room for ${Math.max(0, room).toLocaleString('en')} more: delete some cards first, or import a smaller deck`)
-      }
-      referenced = new Set(collection.notes.flatMap((note) => note.fields.flatMap(mediaNamesIn)))
-    },
-    onMedia: async ({ name, bytes }) => {
-      if (!referenced.has(name)) return
-      if (bytes.byteLength > MAX_MEDIA_BYTES) {
-        skipped.push(`${name} (larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB)`)
-        skippedNames.add(name)
-        return
-      }
-      let contentType: string
-      try {
-        contentType = await sniffedType(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SNIFF_BYTES)))
-      } catch (error) {
-        if (!(error instanceof Refusal)) throw error
-        skipped.push(`${name} (not an image or sound the service keeps)`)
-        skippedNames.add(name)
-        return
-      }
-      const sha256 = createHash('sha256').update(bytes).digest('hex')
-      const known = bySha.get(sha256)
-      if (known !== undefined) {
-        mediaIDs.set(name, known)
-        return
-      }
-      const held = await repositories.media.findByHash(userID, sha256)
-      if (held !== null) {
-        bySha.set(sha256, held._id)
-        mediaIDs.set(name, held._id)
-        return
-      }
-      const fileId = newFileId()
-      await repositories.media.expectUpload(fileId, new Date(job.removeUnkeptMediaAt))
-      const writer = repositories.media.openUpload(fileId, newId())
-      await writer.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      await writer.finish()
-      const mediaID = newId()
-      planned.push({ mediaID, fileId, sha256, bytes: bytes.byteLength, contentType })
-      bySha.set(sha256, mediaID)
-      mediaIDs.set(name, mediaID)
+  for (const file of pkg.media) {
+    const { name } = file
+    if (!referenced.has(name)) continue
+    const bytes = await pkg.readMedia(file, MAX_MEDIA_BYTES)
+    if (bytes === null) {
+      skipped.push(`${name} (larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MiB)`)
+      skippedNames.add(name)
+      continue
     }
-  })
-  const collection = collectionRead ?? pkg.collection
+    let contentType: string
+    try {
+      contentType = await sniffedType(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SNIFF_BYTES)))
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error
+      skipped.push(`${name} (not an image or sound the service keeps)`)
+      skippedNames.add(name)
+      continue
+    }
+    const sha256 = createHash('sha256').update(bytes).digest('hex')
+    const known = bySha.get(sha256)
+    if (known !== undefined) {
+      mediaIDs.set(name, known)
+      continue
+    }
+    const held = await repositories.media.findByHash(userID, sha256)
+    if (held !== null) {
+      bySha.set(sha256, held._id)
+      mediaIDs.set(name, held._id)
+      continue
+    }
+    const fileId = newFileId()
+    await repositories.media.expectUpload(fileId, new Date(job.removeUnkeptMediaAt))
+    const writer = repositories.media.openUpload(fileId, newId())
+    await writer.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    await writer.finish()
+    const mediaID = newId()
+    planned.push({ mediaID, fileId, sha256, bytes: bytes.byteLength, contentType })
+    bySha.set(sha256, mediaID)
+    mediaIDs.set(name, mediaID)
+  }
   if (skipped.length > 0) warnings.push(`${skipped.length} media file${skipped.length === 1 ? ' was' : 's were'} left out: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}`)
   const mediaBytes = planned.reduce((sum, file) => sum + file.bytes, 0)
   const mediaRoom = job.quotas.mediaBytes - (usage?.mediaBytes ?? 0)
@@ -165,23 +227,34 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   await progress(10, counts)
 
   // notes the user has from an earlier import, by guid: their cards are updated, not added
-  const notes = new Map(collection.notes.map((note) => [note.id, note]))
   const existing = new Map<string, Map<number, { _id: string, flashcardID: string, noteID?: string }>>()
-  for (const card of await repositories.cards.ofAnkiNotes(userID, collection.notes.map((note) => note.guid))) {
-    let byOrd = existing.get(card.ankiGuid as string)
-    if (byOrd === undefined) existing.set(card.ankiGuid as string, byOrd = new Map())
-    byOrd.set(card.ankiOrd as number, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
+  let guids: string[] = []
+  const lookUp = async (): Promise<void> => {
+    for (const card of await repositories.cards.ofAnkiNotes(userID, guids)) {
+      let byOrd = existing.get(card.ankiGuid as string)
+      if (byOrd === undefined) existing.set(card.ankiGuid as string, byOrd = new Map())
+      byOrd.set(card.ankiOrd as number, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
+    }
+    guids = []
   }
+  for (const note of rows.notes()) {
+    guids.push(note.guid)
+    if (guids.length >= GUID_BATCH) await lookUp()
+  }
+  await lookUp()
 
   // where the decks go: checked on a copy of the tree now, made for real when the plan is applied
-  const fresh = collection.cards.filter((card) => existing.get(notes.get(card.noteId)?.guid ?? '')?.has(card.ord) !== true)
   // a card whose deck the collection lacks goes to Anki's Default deck, where Anki's Check Database puts it
-  const deckIds = new Set(collection.decks.map((deck) => deck.id))
-  const deckOf = (card: AnkiCard): number => deckIds.has(homeDeckOf(card)) ? homeDeckOf(card) : DEFAULT_DECK_ID
+  const deckIds = new Set(header.decks.map((deck) => deck.id))
+  const deckOf = (card: Pick<AnkiCard, 'deckId' | 'originalDeckId'>): number => deckIds.has(homeDeckOf(card)) ? homeDeckOf(card) : DEFAULT_DECK_ID
   const decks: readonly AnkiDeck[] = deckIds.has(DEFAULT_DECK_ID)
-    ? collection.decks
-    : [...collection.decks, { id: DEFAULT_DECK_ID, path: ['Default'], filtered: false, description: '' }]
-  const placements = deckPlacements(decks, new Set(fresh.map(deckOf)), job.folder)
+    ? header.decks
+    : [...header.decks, { id: DEFAULT_DECK_ID, path: ['Default'], filtered: false, description: '' }]
+  const freshDecks = new Set<number>()
+  for (const place of rows.cardPlaces()) {
+    if (existing.get(place.guid)?.has(place.ord) !== true) freshDecks.add(deckOf(place))
+  }
+  const placements = deckPlacements(decks, freshDecks, job.folder)
   if (job.folder.length > 0 && folderAtPath(tree, job.folder) === null) {
     throw new Refusal('folder_not_found', `no folder ${JSON.stringify(job.folder)}: create it first with create-folder, or import without a folder`)
   }
@@ -189,37 +262,39 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   const flashcards: PlannedFlashcard[] = []
   const flashcardOfDeck = new Map<number, string>()
   const flashcardAt = new Map<string, string>()
+  const deckById = new Map(decks.map((deck) => [deck.id, deck]))
   for (const [deckId, placement] of placements) {
     const at = JSON.stringify([...placement.folder, placement.flashcardName])
     let flashcardID = flashcardAt.get(at)
     if (flashcardID === undefined) {
-      createFolderPath(trial, placement.folder, newId)
-      const found = folderAtPath(trial, placement.folder)?.flashcards.find((flashcard) => flashcard.name === placement.flashcardName)
-      flashcardID = found?.id ?? newId()
-      if (found === undefined) addFlashcard(trial, placement.folder, { id: flashcardID, name: placement.flashcardName, description: '' })
-      flashcards.push({ flashcardID, folder: placement.folder, name: placement.flashcardName, existing: found !== undefined })
+      const id = naming(`the deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)}`, () => {
+        createFolderPath(trial, placement.folder, newId)
+        const found = folderAtPath(trial, placement.folder)?.flashcards.find((flashcard) => flashcard.name === placement.flashcardName)
+        const id = found?.id ?? newId()
+        if (found === undefined) addFlashcard(trial, placement.folder, { id, name: placement.flashcardName, description: '' })
+        flashcards.push({ flashcardID: id, folder: placement.folder, name: placement.flashcardName, existing: found !== undefined })
+        return id
+      })
+      flashcardID = id
       flashcardAt.set(at, flashcardID)
     }
     flashcardOfDeck.set(deckId, flashcardID)
   }
 
   const deckNames = new Map(decks.map((deck) => [deck.id, deck.path.join('::')]))
-  const notetypes = new Map(collection.notetypes.map((notetype) => [notetype.id, notetype]))
-  const schedule = cardScheduler({ collection, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
+  const notetypes = new Map(header.notetypes.map((notetype) => [notetype.id, notetype]))
+  const schedule = cardScheduler({ collection: header, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
   const missingMedia = new Set<string>()
-  const cardsOfNote = new Map<number, AnkiCard[]>()
-  for (const card of collection.cards) {
-    let list = cardsOfNote.get(card.noteId)
-    if (list === undefined) cardsOfNote.set(card.noteId, list = [])
-    list.push(card)
-  }
   // new cards in Anki's new-card order first, then the others as Anki lists them
-  const newOrder = new Map([...collection.cards].filter((card) => card.type === 0).sort((a, b) => a.due - b.due || a.id - b.id).map((card, index) => [card.id, index]))
+  const newOrder = new Map<number, number>()
+  for (const id of rows.newCardOrder()) newOrder.set(id, newOrder.size)
 
   /** the answers of each day, and of them the first answers of new cards (as today's limits count them) */
   const activity = new Map<string, { reviews: number, newCards: number }>()
   let cardBatch: CardDocument[] = []
+  let cardBatchCharacters = 0
   let historyBatch: ReviewHistoryDocument[] = []
+  let historyBatchRows = 0
   let updateBatch: StagedUpdateDocument[] = []
   let staged = 0
   let updated = 0
@@ -233,16 +308,20 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   const write = async (send: () => Promise<void>): Promise<void> => {
     await writing
     writing = send()
+    // a failure is met at the next write or flush; until then it is no unhandled rejection
+    writing.catch(() => {})
   }
   const flush = async (force: boolean): Promise<void> => {
-    if (cardBatch.length >= CARD_BATCH || (force && cardBatch.length > 0)) {
+    if (cardBatch.length >= CARD_BATCH || cardBatchCharacters >= CARD_BATCH_CHARACTERS || (force && cardBatch.length > 0)) {
       const batch = cardBatch
       cardBatch = []
+      cardBatchCharacters = 0
       await write(async () => { await repositories.cards.insertMany(batch) })
     }
-    if (historyBatch.length >= HISTORY_BATCH || (force && historyBatch.length > 0)) {
+    if (historyBatch.length >= HISTORY_BATCH || historyBatchRows >= HISTORY_BATCH_ROWS || (force && historyBatch.length > 0)) {
       const batch = historyBatch
       historyBatch = []
+      historyBatchRows = 0
       await write(async () => { await repositories.reviewHistories.insertMany(batch) })
     }
     if (updateBatch.length >= CARD_BATCH || (force && updateBatch.length > 0)) {
@@ -256,11 +335,13 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   const base = job.now * 1000
   let done = 0
   let lastReported = 0
-  for (const [noteId, noteCards] of cardsOfNote) {
-    const note = notes.get(noteId) as AnkiNote | undefined
+  let leftOut = 0
+  /** how many cards use each preset: the one most use becomes the learner's */
+  const presetUses = new Map<number, number>()
+  for (const { note, cards: noteCards } of rows.notesWithCards()) {
     const notetype = note === undefined ? undefined : notetypes.get(note.notetypeId)
     if (note === undefined || notetype === undefined) {
-      warnings.push(`${noteCards.length} card${noteCards.length === 1 ? '' : 's'} of a note or note type the collection lacks ${noteCards.length === 1 ? 'was' : 'were'} left out`)
+      leftOut += noteCards.length
       continue
     }
     counts.notes += 1
@@ -268,15 +349,21 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
     const matched = existing.get(note.guid)
     const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
     for (const card of noteCards) {
-      const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckOf(card)) ?? '')
-      const stored = content.kind === 'cloze'
-        ? storedContent(content.cloze, content.back, 'html', content.clozeNumber)
-        : storedContent(content.front, content.back, 'html')
+      const deckId = deckOf(card)
+      const preset = presetOf(header, deckId)
+      if (preset !== undefined) presetUses.set(preset.id, (presetUses.get(preset.id) ?? 0) + 1)
+      const stored = naming(`the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
+        const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
+        return content.kind === 'cloze'
+          ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber) }
+          : { content, stored: storedContent(content.front, content.back, 'html') }
+      })
+      const { content } = stored
       const standing = standingOf(card, now, calendar)
       const earlier = matched?.get(card.ord)
       counts.cards += 1
       if (earlier !== undefined) {
-        const { html, media, ...rest } = stored
+        const { html, media, ...rest } = stored.stored
         updateBatch.push({
           _id: newId(),
           importID,
@@ -289,9 +376,9 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         updated++
         continue
       }
-      const flashcardID = flashcardOfDeck.get(deckOf(card)) as string
+      const flashcardID = flashcardOfDeck.get(deckId) as string
       const cardID = newId()
-      const entries = job.withScheduling ? collection.revlog.entriesOf(card.id) : []
+      const entries = job.withScheduling ? rows.revlogOf(card.id) : []
       const history = historyOf(entries, calendar)
       const cardSchedule = job.withScheduling ? schedule(card, entries, history) : newSchedule(now)
       const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
@@ -305,7 +392,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
         _id: cardID,
         userID: owner,
         flashcardID,
-        ...stored,
+        ...stored.stored,
         ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
         ...cardSchedule,
         isNew,
@@ -324,7 +411,11 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
         firstDue = cardSchedule.due
       }
-      if (history.length > 0) historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
+      cardBatchCharacters += contentCharacters(stored.stored)
+      if (history.length > 0) {
+        historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
+        historyBatchRows += history.length
+      }
       const answers = answersIn(history)
       for (const review of answers) {
         let day = activity.get(review.day)
@@ -336,7 +427,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
       done++
     }
     await flush(false)
-    const percent = 10 + Math.floor(85 * counts.cards / Math.max(1, collection.cards.length))
+    const percent = 10 + Math.floor(85 * counts.cards / Math.max(1, cardCount))
     if (percent > lastReported) {
       lastReported = percent
       await progress(percent, counts)
@@ -344,6 +435,7 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   }
   await flush(true)
 
+  if (leftOut > 0) warnings.push(`${leftOut} card${leftOut === 1 ? '' : 's'} of a note or note type the collection lacks ${leftOut === 1 ? 'was' : 'were'} left out`)
   for (const name of skippedNames) missingMedia.delete(name)
   if (missingMedia.size > 0) warnings.push(`${missingMedia.size} media file${missingMedia.size === 1 ? '' : 's'} the notes show ${missingMedia.size === 1 ? 'is' : 'are'} not in the package: ${[...missingMedia].slice(0, 10).join(', ')}`)
   if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki: buried here too, until tomorrow`)
@@ -352,14 +444,10 @@ async function staged (db: Db, job: StageJob, progress: StageProgress, planned: 
   // the preset most cards use: its parameters and desired retention become the user's
   let parameters: number[] | undefined
   let desiredRetention: number | undefined
-  if (job.withScheduling && collection.cards.length > 0) {
-    const uses = new Map<number, number>()
-    for (const card of collection.cards) {
-      const preset = presetOf(collection, deckOf(card))
-      if (preset !== undefined) uses.set(preset.id, (uses.get(preset.id) ?? 0) + 1)
-    }
+  if (job.withScheduling && presetUses.size > 0) {
+    const uses = presetUses
     const main = [...uses].sort((a, b) => b[1] - a[1])[0]
-    const preset = collection.deckConfigs.find((config) => config.id === main?.[0])
+    const preset = header.deckConfigs.find((config) => config.id === main?.[0])
     parameters = presetParameters(preset)
     if (preset !== undefined && preset.desiredRetention > 0 && preset.desiredRetention < 1) desiredRetention = preset.desiredRetention
   }

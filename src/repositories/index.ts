@@ -1,4 +1,5 @@
 import type { ClientSession, Db } from 'mongodb'
+import { nestingGuarded } from '../db/nesting-guard.js'
 import { usersRepository, type UsersRepository } from './users.js'
 import { treesRepository, type TreesRepository } from './trees.js'
 import { cardsRepository, type CardsRepository } from './cards.js'
@@ -46,8 +47,12 @@ export function repositoryCaches (): RepositoryCaches {
   return { trees: treeCache() }
 }
 
-/** Each repository, its calls made in `session` when one is given; `caches` are the instance's (see tree-cache.ts). */
-export function repositoriesOf (db: Db, session?: ClientSession, caches: RepositoryCaches = repositoryCaches()): Repositories {
+/**
+ * Each repository, its calls made in `session` when one is given; `caches` are the instance's (see
+ * tree-cache.ts). Every write the repositories make passes the nesting guard (db/nesting-guard.ts).
+ */
+export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: RepositoryCaches = repositoryCaches()): Repositories {
+  const db = nestingGuarded(unguarded)
   return {
     users: usersRepository(db, session),
     trees: treesRepository(db, session, caches.trees),

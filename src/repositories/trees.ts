@@ -1,7 +1,7 @@
 import { BSON, type ClientSession, type Db, type UpdateFilter } from 'mongodb'
 import { Refusal } from '../domain/refusals.js'
 import { editLog, listAt, type FolderNode, type LibraryTree, type ListPlace, type TreeChange, type TreeEditLog } from '../domain/library-tree.js'
-import { MAX_TREE_BYTES } from '../domain/limits.js'
+import { MAX_FOLDER_DEPTH, MAX_TREE_BYTES } from '../domain/limits.js'
 import { refusingDuplicates } from './duplicate-key.js'
 import { treeCache, type KeptTree, type TreeCache } from './tree-cache.js'
 
@@ -105,6 +105,26 @@ function updateOf (tree: EditedTree): UpdateFilter<TreeDocument> {
   return Object.fromEntries(Object.entries(update).filter(([, fields]) => Object.keys(fields).length > 0))
 }
 
+/**
+ * The deepest level of folders the changes put anything at (a top-level folder is level 1), counted
+ * without recursion and no further than one past `limit`: what the edits of domain/library-tree.ts
+ * refuse, checked again where every tree edit is stored, whichever door it came by.
+ */
+function deepestAppended (changes: readonly TreeChange[], limit: number): number {
+  let deepest = 0
+  for (const change of changes) {
+    if (change.kind !== 'append' || change.to.list !== 'folders') continue
+    const pending: Array<[FolderNode, number]> = [[change.node as FolderNode, change.to.folders.length + 1]]
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [folder, level] = next
+      deepest = Math.max(deepest, level)
+      if (level > limit) return deepest
+      for (const child of folder.folders) pending.push([child, level + 1])
+    }
+  }
+  return deepest
+}
+
 /** A list left this small by a removal is written whole rather than pulled from (see updateOf). */
 const SET_WHOLE_LIST_BYTES = 64 * 1024
 
@@ -176,6 +196,10 @@ export function treesRepository (db: Db, session?: ClientSession, cache: TreeCac
     async save (userID: string, tree: EditedTree): Promise<void> {
       const { changes } = tree.edit
       if (changes.length === 0) return
+      const depth = deepestAppended(changes, MAX_FOLDER_DEPTH)
+      if (depth > MAX_FOLDER_DEPTH) {
+        throw new Refusal('too_deep', `the edit would put folders more than ${MAX_FOLDER_DEPTH} levels deep, the most allowed: use a shorter path`)
+      }
       const added = bytesAdded(changes)
       if (added > 0 && tree.bytes + added > MAX_TREE_BYTES) {
         throw new Refusal('library_too_large', `the library's folders and flashcards would take more than ${MAX_TREE_BYTES / 1024 / 1024} MiB of names and descriptions, the most one account may hold: shorten or delete some first`)

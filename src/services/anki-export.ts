@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { setImmediate as othersTurn } from 'node:timers/promises'
 import yazl from 'yazl'
-import { loadSqlEngine } from '../anki/package-file.js'
+import { loadSqlEngine } from '../anki/sql-engine.js'
 import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { dayOf } from '../domain/calendar.js'
 import {

@@ -2,7 +2,7 @@ import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
 import { basicSides, clozeSides, RENDER_VERSION } from '../domain/card-html.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
-import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
+import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
   removeFolder, renameFlashcard, renameFolder, treeJson, type FolderNode, type LibraryTree
@@ -36,6 +36,9 @@ export interface NewFlashcard {
 
 /** What a card keeps of its content: the text as written, and the sides rendered from it (html and cloze cards) with the media they show. */
 export function storedContent (front: string, back: string, format: TextFormat, clozeNumber?: number): CardContent {
+  // every card's content is made here, whichever door it came by: the sizes the request schemas check hold for all
+  const problem = cardTextProblem(clozeNumber === undefined ? 'the front' : 'the cloze text', front) ?? cardTextProblem('the back', back)
+  if (problem !== null) throw new Refusal('invalid_field', `${problem}: shorten it`)
   const sides = clozeNumber === undefined ? basicSides(front, back, format) : clozeSides(front, back, format, clozeNumber)
   // only a card that shows media has the field: index user_media holds only those
   const content: CardContent = { front, back, format, ...(sides.media.length > 0 ? { media: sides.media } : {}) }

@@ -3,7 +3,7 @@
 // bytes, against what the service holds.
 import { createHash } from 'node:crypto'
 import { test } from 'tap'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { cardDue } from '../../src/domain/anki/days.js'
 import { noteGuid } from '../../src/domain/anki/export.js'
 import { dayOf, userDay } from '../../src/domain/calendar.js'
@@ -14,7 +14,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 async function readBack (path: string) {
   const media = new Map<string, Uint8Array>()
-  const pkg = await readAnkiPackageFile(path, { sql: await loadSqlEngine(), onMedia: ({ name, bytes }) => { media.set(name, bytes) } })
+  const pkg = await readAnkiPackageFile(path, { onMedia: ({ name, bytes }) => { media.set(name, bytes) } })
   return { pkg, media }
 }
 

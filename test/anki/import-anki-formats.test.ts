@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tap, { test } from 'tap'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { kindOfAnkiEntry, lastScheduledAnswer } from '../../src/domain/anki-revlog.js'
 import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
 import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
@@ -66,7 +66,6 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   const status = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
   const media = new Map<string, string>()
   const pkg = await readAnkiPackageFile(await exportedFile(t, app, user), {
-    sql: await loadSqlEngine(),
     onMedia: ({ name, bytes }) => { media.set(name, createHash('sha1').update(bytes).digest('hex')) }
   })
   const collection = pkg.collection
@@ -74,7 +73,7 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
   t.same(Object.fromEntries(collection.notes.map((note) => [note.guid, note.tags])), Object.fromEntries(Object.entries(expected.notes).map(([guid, note]) => [guid, note.tags])), 'with its tags')
   // each row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
-  const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection.revlog
+  const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { onMedia: () => {} })).collection.revlog
   const rowsOf = (log: typeof original): string[] => Array.from({ length: log.length }, (_, row) => row)
     .map((row) => JSON.stringify([log.id[row], log.button[row], log.interval[row], log.lastInterval[row], log.factor[row], log.takenMs[row], log.kind[row]])).sort()
   const manual = Array.from({ length: original.length }, (_, row) => original.button[row]).filter((button) => button === 0).length
@@ -95,7 +94,7 @@ test('each card\'s last review is the one Anki\'s Check Database gives it from t
   const status = await importAnki(app, user.jwtToken, fixture('history.apkg'))
   t.equal(status.state, 'done')
   // the import: each card's last review is its log's, a cram answer left out
-  const original = (await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })).collection
+  const original = (await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { onMedia: () => {} })).collection
   const guids = new Map(original.notes.map((note) => [note.id, note.guid]))
   const stored = new Map<string, number | null>()
   for await (const card of databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { ankiGuid: 1, ankiOrd: 1, lastReview: 1 } })) {
@@ -117,7 +116,7 @@ test('each card\'s last review is the one Anki\'s Check Database gives it from t
   await histories.updateOne({ _id: setByHand._id }, { $set: { reviews: setByHand.reviews.map((row) => ({ ...row, rating: null, kind: 4, factor: 2500 })) } })
   await histories.updateOne({ _id: crammed._id }, { $set: { reviews: crammed.reviews.map((row) => ({ ...row, rating: row.rating ?? 'good', kind: 3, factor: 0 })) } })
 
-  const collection = (await readAnkiPackageFile(await exportedFile(t, app, user), { sql: await loadSqlEngine(), onMedia: () => {} })).collection
+  const collection = (await readAnkiPackageFile(await exportedFile(t, app, user), { onMedia: () => {} })).collection
   let compared = 0
   let crammedLast = 0
   const differing: string[] = []

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import tap, { test } from 'tap'
 import { join } from 'node:path'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { dayOf, startOfDay } from '../../src/domain/calendar.js'
 import { buildTestApp, databaseOf, expectOk, expectRefusal, makeDeck, registerUser } from '../helpers/app.js'
 import { expected, FIXTURES } from '../helpers/anki.js'
@@ -192,7 +192,7 @@ test('optimize-schedule fits on the imported history as Anki\'s optimizer reads 
 
 test('answers given in Anki on the day of the import count in that day\'s limits, as answers given here do', async (t) => {
   // the fixture's day with the most new cards first answered, in the learner's calendar
-  const { collection } = await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { sql: await loadSqlEngine(), onMedia: () => {} })
+  const { collection } = await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { onMedia: () => {} })
   const { revlog } = collection
   const rows = Array.from({ length: revlog.length }, (_, row) => ({ at: revlog.id[row] as number, card: revlog.cardId[row] as number, button: revlog.button[row] as number, kind: revlog.kind[row] as number, factor: revlog.factor[row] as number }))
     .sort((a, b) => a.at - b.at)

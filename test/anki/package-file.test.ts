@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { test } from 'tap'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { AnkiImportError } from '../../src/domain/anki/errors.js'
 import { cardFor, deckName, expected, FIXTURES, readFixture } from '../helpers/anki.js'
 
@@ -95,7 +95,7 @@ for (const [name, code] of Object.entries(expected.refusals)) {
   test(`refused/${name} is refused with ${code}, before any media is handed on`, async (t) => {
     const handed: string[] = []
     try {
-      await readAnkiPackageFile(join(FIXTURES, 'refused', name), { sql: await loadSqlEngine(), onMedia: ({ name }) => { handed.push(name) } })
+      await readAnkiPackageFile(join(FIXTURES, 'refused', name), { onMedia: ({ name }) => { handed.push(name) } })
       t.fail('read without refusal')
     } catch (error) {
       t.ok(error instanceof AnkiImportError, String(error))
@@ -110,7 +110,6 @@ test('media files are handed on one at a time: the next is read only once the la
   let most = 0
   const names: string[] = []
   await readAnkiPackageFile(join(FIXTURES, 'collection.colpkg'), {
-    sql: await loadSqlEngine(),
     onMedia: async ({ name }) => {
       holding++
       most = Math.max(most, holding)

@@ -38,7 +38,7 @@
 import { test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { loggedFromAnkiRevlog } from '../../src/domain/anki-revlog.js'
 import { evaluateParameters } from '../../src/domain/fit-evaluation.js'
 import { DEFAULT_PARAMETERS, predictedRecall, type Parameters } from '../../src/domain/memory-model.js'
@@ -82,7 +82,7 @@ function predictionGap (a: Parameters, b: Parameters, items: readonly TrainingIt
 
 test('on an Anki history, the fitted parameters\' log loss is within 1% of that of Anki\'s own optimizer\'s parameters, on the same items', async (t) => {
   const reported = JSON.parse(readFileSync(REPORTED, 'utf8')) as Reported
-  const { collection } = await readAnkiPackageFile(PACKAGE, { sql: await loadSqlEngine(), onMedia: () => {} })
+  const { collection } = await readAnkiPackageFile(PACKAGE, { onMedia: () => {} })
   const { timing, revlog } = collection
   t.equal(revlog.length, reported.revlogCount, 'the package holds the revlog Anki was given')
   t.same([timing.rolloverHour, timing.creationOffsetMinutesWest], [reported.rolloverHour, reported.utcOffsetMinutesWest], 'and the collection\'s day: rollover hour and offset')

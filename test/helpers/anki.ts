@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadSqlEngine, readAnkiPackageFile, type AnkiPackage } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile, type AnkiPackage } from '../../src/anki/package-file.js'
 import type { AnkiCard, AnkiCollection, AnkiDeck } from '../../src/domain/anki/collection.js'
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'anki')
@@ -60,7 +60,6 @@ export interface ReadFixture {
 export async function readFixture (name: string): Promise<ReadFixture> {
   const media = new Map<string, string>()
   const pkg = await readAnkiPackageFile(join(FIXTURES, name), {
-    sql: await loadSqlEngine(),
     onMedia: ({ name, bytes }) => { media.set(name, createHash('sha1').update(bytes).digest('hex')) }
   })
   return { pkg, media }

@@ -2,7 +2,7 @@
 // headers, and what is refused. The packages are read back with the project's Anki reader.
 import { finished } from 'node:stream/promises'
 import { test } from 'tap'
-import { loadSqlEngine, readAnkiPackageFile } from '../../src/anki/package-file.js'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { noteGuid } from '../../src/domain/anki/export.js'
 import { Refusal } from '../../src/domain/refusals.js'
 import { ankiExportService } from '../../src/services/anki-export.js'
@@ -11,7 +11,7 @@ import { exportAnki, exportedFile, libraryWithHistory, storedOf } from '../helpe
 
 async function contents (path: string) {
   const media: string[] = []
-  const { collection } = await readAnkiPackageFile(path, { sql: await loadSqlEngine(), onMedia: ({ name }) => { media.push(name) } })
+  const { collection } = await readAnkiPackageFile(path, { onMedia: ({ name }) => { media.push(name) } })
   return {
     decks: collection.decks.map((deck) => deck.path.join('::')).sort(),
     guids: collection.notes.map((note) => note.guid).sort(),

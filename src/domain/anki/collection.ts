@@ -1,8 +1,7 @@
 // An Anki collection (the SQLite file inside a package) read into plain structures. Schema 11
 // keeps decks, deck options and note types as JSON in the `col` row; schema 15 and later keep them
-// in tables of their own, as protobuf blobs (rslib/src/storage/). The caller hands in the SQL
-// engine (sql.js), so that this module does no I/O of its own.
-import type { Database, SqlJsStatic, SqlValue } from 'sql.js'
+// in tables of their own, as protobuf blobs (rslib/src/storage/). The caller hands in the opened
+// database (an SqlSource), so that this module does no I/O of its own.
 import { AnkiImportError } from './errors.js'
 import { decodeDeckConfig, decodeDeckKind, decodeNotetypeConfig, decodeTemplateConfig } from './protobuf.js'
 
@@ -180,53 +179,98 @@ export interface AnkiTiming {
   schedulerVersion: number
 }
 
-export interface AnkiCollection {
+/** What a collection says besides its notes, cards and review log: small enough to hold whole. */
+export interface CollectionHeader {
   schemaVersion: number
   timing: AnkiTiming
   decks: AnkiDeck[]
   deckConfigs: AnkiDeckConfig[]
   notetypes: AnkiNotetype[]
+}
+
+/** A collection read whole: for tests and scripts. An import streams its notes instead (CollectionRows). */
+export interface AnkiCollection extends CollectionHeader {
   notes: AnkiNote[]
   cards: AnkiCard[]
   revlog: RevlogColumns
 }
 
+/** A value of an SQLite column, as the SQL engine gives it. */
+export type SqlValue = number | bigint | string | Uint8Array | null
+
 /**
- * Reads a collection from the bytes of its SQLite file. Refuses a file SQLite cannot read or check
- * (`corrupt_collection`) and a schema outside 11 to 18 (`unknown_schema`). The database lives in
- * sql.js's memory while this runs and is closed before it returns.
+ * What the reader needs of the collection's SQLite database, which the caller opens (src/anki/
+ * collection-file.ts: on disk, so that a collection is never held in memory whole). The database
+ * is the caller's own copy: the reader changes its schema (see withoutUnicase) and adds indexes.
  */
-export function readCollection (sql: SqlJsStatic, bytes: Uint8Array): AnkiCollection {
-  let db: Database
-  try {
-    db = new sql.Database(bytes)
-  } catch {
-    throw new AnkiImportError('corrupt_collection', 'the collection is not an SQLite database')
+export interface SqlSource {
+  /** a query's rows, one at a time, each as its columns in order */
+  rows: (query: string, ...params: Array<number | string>) => Iterable<SqlValue[]>
+  /** runs statements that change the database */
+  run: (statements: string) => void
+}
+
+/**
+ * Characters (or bytes) of a collection's decks, presets, note types and settings: they are read
+ * whole, so a collection past this is refused before they are read. Anki's own are far smaller.
+ */
+export const MAX_HEADER_CHARACTERS = 32 * 1024 * 1024
+
+/** The characters of what readHeader reads whole, counted by SQLite without reading it into memory. */
+function headerCharacters (source: SqlSource, objects: ReadonlyMap<string, string>): number {
+  const size = (query: string): number => Number(rows(source, query)[0]?.[0] ?? 0)
+  let total = size('select coalesce(sum(length(conf) + length(models) + length(decks) + length(dconf)), 0) from col')
+  const tables: Record<string, string> = { config: 'length(KEY) + length(val)', decks: 'length(name) + length(kind)', deck_config: 'length(name) + length(config)', notetypes: 'length(name) + length(config)', fields: 'length(name)', templates: 'length(name) + length(config)' }
+  for (const [table, columns] of Object.entries(tables)) {
+    if (objects.get(table) === 'table') total += size(`select coalesce(sum(${columns}), 0) from ${table}`)
   }
+  return total
+}
+
+/** The tables a collection of any schema has, which the reader reads row by row. */
+const ROW_TABLES = ['col', 'notes', 'cards', 'revlog'] as const
+
+/**
+ * Reads what a collection says besides its notes, cards and reviews, after checking it: a file
+ * SQLite cannot read or check (`corrupt_collection`), a schema outside 11 to 18 (`unknown_schema`).
+ * Readies the database for reading row by row (CollectionRows): Anki's collation declared out,
+ * and indexes of its own on what the reader looks up.
+ */
+export function readCollectionHeader (source: SqlSource): CollectionHeader {
   try {
-    return readOpenCollection(db)
+    return readHeader(source)
   } catch (error) {
     if (error instanceof AnkiImportError) throw error
     throw new AnkiImportError('corrupt_collection', `the collection cannot be read: ${error instanceof Error ? error.message : String(error)}`)
-  } finally {
-    db.close()
   }
 }
 
-function readOpenCollection (db: Database): AnkiCollection {
-  const schema = rows(db, 'select ver, crt, conf, decks, dconf, models from col')[0]
+function readHeader (source: SqlSource): CollectionHeader {
+  const objects = new Map(rows(source, 'select name, type from sqlite_master').map(([name, type]) => [text(name), text(type)]))
+  for (const table of ROW_TABLES) {
+    // a view in a table's place could compute rows without end
+    if (objects.get(table) !== 'table') throw new AnkiImportError('corrupt_collection', `the collection has no ${table} table`)
+  }
+  const schema = rows(source, 'select ver, crt from col')[0]
   if (schema === undefined) throw new AnkiImportError('corrupt_collection', 'the collection has no col row')
   const schemaVersion = Number(schema[0])
   if (!Number.isInteger(schemaVersion) || schemaVersion < OLDEST_SCHEMA || schemaVersion > NEWEST_SCHEMA) {
     throw new AnkiImportError('unknown_schema', `the collection's schema is version ${String(schema[0])}; this reader knows ${OLDEST_SCHEMA} to ${NEWEST_SCHEMA}`)
   }
-  withoutUnicase(db)
-  const check = rows(db, 'pragma quick_check')
+  withoutUnicase(source)
+  const headerSize = headerCharacters(source, objects)
+  if (headerSize > MAX_HEADER_CHARACTERS) {
+    throw new AnkiImportError('zip_bomb', `the collection's decks, presets and note types take ${headerSize.toLocaleString('en')} characters, more than the ${MAX_HEADER_CHARACTERS.toLocaleString('en')} a collection may hold`)
+  }
+  const check = rows(source, 'pragma quick_check')
   if (check.length !== 1 || check[0]?.[0] !== 'ok') {
     throw new AnkiImportError('corrupt_collection', `the collection's database is damaged: ${String(check[0]?.[0])}`)
   }
-  const tables = new Set(rows(db, "select name from sqlite_master where type = 'table'").map((row) => String(row[0])))
-  const config = tables.has('config') ? configFromTable(db) : jsonObject(schema[2], 'col.conf')
+  // what the reader looks up row by row, whatever indexes the file came with
+  source.run('create index if not exists flashcard_service_cards on cards (nid, id); create index if not exists flashcard_service_revlog on revlog (cid, id)')
+  const tables = new Set([...objects].filter(([, type]) => type === 'table').map(([name]) => name))
+  const json = (column: string): Record<string, unknown> => jsonObject(rows(source, `select ${column} from col`)[0]?.[0], `col.${column}`)
+  const config = tables.has('config') ? configFromTable(source) : json('conf')
   const timing: AnkiTiming = {
     creationStamp: Number(schema[1]),
     creationOffsetMinutesWest: optionalNumber(config.creationOffset),
@@ -237,48 +281,40 @@ function readOpenCollection (db: Database): AnkiCollection {
   return {
     schemaVersion,
     timing,
-    decks: tables.has('decks') ? decksFromTable(db) : decksFromJson(jsonObject(schema[3], 'col.decks')),
-    deckConfigs: tables.has('deck_config') ? deckConfigsFromTable(db) : deckConfigsFromJson(jsonObject(schema[4], 'col.dconf')),
-    notetypes: tables.has('notetypes') ? notetypesFromTables(db) : notetypesFromJson(jsonObject(schema[5], 'col.models')),
-    notes: notesOf(db),
-    cards: cardsOf(db),
-    revlog: revlogOf(db)
+    decks: tables.has('decks') ? decksFromTable(source) : decksFromJson(json('decks')),
+    deckConfigs: tables.has('deck_config') ? deckConfigsFromTable(source) : deckConfigsFromJson(json('dconf')),
+    notetypes: tables.has('notetypes') ? notetypesFromTables(source) : notetypesFromJson(json('models'))
   }
 }
 
 /**
- * Schema 15 and later declare `COLLATE unicase`, a collation of Anki's own that sql.js lacks, and
- * SQLite refuses any statement that touches such a column (or checks its index). The declarations
- * are rewritten out of `sqlite_master`, and `writable_schema = reset` makes the connection reload
- * the schema as if the file were reopened. Names then compare as plain text, which a reader that
- * only scans never notices.
+ * A whole collection: its header, then every note, card and review. For tests and scripts, which
+ * read small collections; an import reads row by row.
  */
-function withoutUnicase (db: Database): void {
-  const declared = rows(db, "select count(*) from sqlite_master where sql like '%collate unicase%'")[0]?.[0]
+export function wholeCollection (header: CollectionHeader, reading: CollectionRows): AnkiCollection {
+  try {
+    return { ...header, notes: [...reading.notes()], cards: [...reading.cards()], revlog: reading.reviewColumns() }
+  } catch (error) {
+    if (error instanceof AnkiImportError) throw error
+    throw new AnkiImportError('corrupt_collection', `the collection cannot be read: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/**
+ * Schema 15 and later declare `COLLATE unicase`, a collation of Anki's own that the SQL engine
+ * lacks, and SQLite refuses any statement that touches such a column (or checks its index). The
+ * declarations are rewritten out of `sqlite_master`, and `writable_schema = reset` makes the
+ * connection reload the schema as if the file were reopened. Names then compare as plain text,
+ * which a reader that only scans never notices.
+ */
+function withoutUnicase (source: SqlSource): void {
+  const declared = rows(source, "select count(*) from sqlite_master where sql like '%collate unicase%'")[0]?.[0]
   if (declared === 0) return
-  db.run('pragma writable_schema = on')
-  db.run("update sqlite_master set sql = replace(replace(sql, 'COLLATE unicase', ''), 'collate unicase', '') where sql like '%collate unicase%'")
-  db.run('pragma writable_schema = reset')
+  source.run("pragma writable_schema = on; update sqlite_master set sql = replace(replace(sql, 'COLLATE unicase', ''), 'collate unicase', '') where sql like '%collate unicase%'; pragma writable_schema = reset")
 }
 
-function rows (db: Database, query: string): SqlValue[][] {
-  const statement = db.prepare(query)
-  try {
-    const out: SqlValue[][] = []
-    while (statement.step()) out.push(statement.get())
-    return out
-  } finally {
-    statement.free()
-  }
-}
-
-function each (db: Database, query: string, visit: (row: SqlValue[]) => void): void {
-  const statement = db.prepare(query)
-  try {
-    while (statement.step()) visit(statement.get())
-  } finally {
-    statement.free()
-  }
+function rows (source: SqlSource, query: string, ...params: Array<number | string>): SqlValue[][] {
+  return [...source.rows(query, ...params)]
 }
 
 const utf8 = new TextDecoder()
@@ -315,9 +351,9 @@ function numbers (value: unknown): number[] {
   return Array.isArray(value) ? value.filter((item): item is number => typeof item === 'number') : []
 }
 
-function configFromTable (db: Database): Record<string, unknown> {
+function configFromTable (source: SqlSource): Record<string, unknown> {
   const config: Record<string, unknown> = {}
-  for (const [key, value] of rows(db, 'select KEY, val from config')) {
+  for (const [key, value] of source.rows('select KEY, val from config')) {
     try {
       config[text(key)] = JSON.parse(text(value))
     } catch {
@@ -327,8 +363,8 @@ function configFromTable (db: Database): Record<string, unknown> {
   return config
 }
 
-function decksFromTable (db: Database): AnkiDeck[] {
-  return rows(db, 'select id, name, kind from decks').map(([id, name, kind]) => {
+function decksFromTable (source: SqlSource): AnkiDeck[] {
+  return rows(source, 'select id, name, kind from decks').map(([id, name, kind]) => {
     const decoded = decodeDeckKind(blob(kind))
     const normal = decoded.normal ?? undefined
     return {
@@ -370,8 +406,8 @@ function chosenParams (params6: number[], params5: number[], params4: number[]):
   return params4
 }
 
-function deckConfigsFromTable (db: Database): AnkiDeckConfig[] {
-  return rows(db, 'select id, name, config from deck_config').map(([id, name, config]) => {
+function deckConfigsFromTable (source: SqlSource): AnkiDeckConfig[] {
+  return rows(source, 'select id, name, config from deck_config').map(([id, name, config]) => {
     const inner = decodeDeckConfig(blob(config))
     return {
       id: Number(id),
@@ -401,21 +437,21 @@ function deckConfigsFromJson (configs: Record<string, unknown>): AnkiDeckConfig[
   })
 }
 
-function notetypesFromTables (db: Database): AnkiNotetype[] {
+function notetypesFromTables (source: SqlSource): AnkiNotetype[] {
   const fields = new Map<number, AnkiField[]>()
-  for (const [ntid, ord, name] of rows(db, 'select ntid, ord, name from fields order by ntid, ord')) {
+  for (const [ntid, ord, name] of source.rows('select ntid, ord, name from fields order by ntid, ord')) {
     const list = fields.get(Number(ntid)) ?? []
     list.push({ ord: Number(ord), name: text(name) })
     fields.set(Number(ntid), list)
   }
   const templates = new Map<number, AnkiTemplate[]>()
-  for (const [ntid, ord, name, config] of rows(db, 'select ntid, ord, name, config from templates order by ntid, ord')) {
+  for (const [ntid, ord, name, config] of source.rows('select ntid, ord, name, config from templates order by ntid, ord')) {
     const decoded = decodeTemplateConfig(blob(config))
     const list = templates.get(Number(ntid)) ?? []
     list.push({ ord: Number(ord), name: text(name), questionFormat: decoded.qFormat, answerFormat: decoded.aFormat })
     templates.set(Number(ntid), list)
   }
-  return rows(db, 'select id, name, config from notetypes').map(([id, name, config]) => {
+  return rows(source, 'select id, name, config from notetypes').map(([id, name, config]) => {
     const decoded = decodeNotetypeConfig(blob(config))
     return {
       id: Number(id),
@@ -451,21 +487,6 @@ function notetypesFromJson (models: Record<string, unknown>): AnkiNotetype[] {
   })
 }
 
-function notesOf (db: Database): AnkiNote[] {
-  const notes: AnkiNote[] = []
-  each(db, 'select id, guid, mid, mod, tags, flds from notes order by id', ([id, guid, mid, mod, tags, fields]) => {
-    notes.push({
-      id: Number(id),
-      guid: text(guid),
-      notetypeId: Number(mid),
-      fields: text(fields).split('\u001f'),
-      tags: text(tags).split(/\s+/).filter((tag) => tag !== ''),
-      modified: Number(mod)
-    })
-  })
-  return notes
-}
-
 function cardData (value: SqlValue | undefined): Pick<AnkiCard, 'memoryState' | 'desiredRetention' | 'decay' | 'lastReviewTime'> {
   const raw = text(value)
   if (raw === '' || raw === '{}') return {}
@@ -485,49 +506,173 @@ function cardData (value: SqlValue | undefined): Pick<AnkiCard, 'memoryState' | 
   }
 }
 
-function cardsOf (db: Database): AnkiCard[] {
-  const cards: AnkiCard[] = []
-  each(db, 'select id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data from cards order by id',
-    ([id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data]) => {
-      cards.push({
-        id: Number(id),
-        noteId: Number(nid),
-        deckId: Number(did),
-        ord: Number(ord),
-        type: Number(type),
-        queue: Number(queue),
-        due: Number(due),
-        interval: Number(ivl),
-        factor: Number(factor),
-        reps: Number(reps),
-        lapses: Number(lapses),
-        left: Number(left),
-        originalDue: Number(odue),
-        originalDeckId: Number(odid),
-        flags: Number(flags),
-        ...cardData(data ?? '')
-      })
-    })
-  return cards
+/** A row of `notes` as read by CollectionRows: id, guid, mid, mod, tags, flds. */
+function noteOf ([id, guid, mid, mod, tags, fields]: SqlValue[]): AnkiNote {
+  return {
+    id: Number(id),
+    guid: text(guid),
+    notetypeId: Number(mid),
+    fields: text(fields).split('\u001f'),
+    tags: text(tags).split(/\s+/).filter((tag) => tag !== ''),
+    modified: Number(mod)
+  }
 }
 
-function revlogOf (db: Database): RevlogColumns {
-  const count = Number(rows(db, 'select count(*) from revlog')[0]?.[0] ?? 0)
+/** The most of a card's `data` read: Anki's own is a few numbers; more is no data Anki would read either. */
+const CARD_DATA_CHARACTERS = 10_000
+
+/** A row of `cards` as read by CollectionRows. */
+function cardOf ([id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data]: SqlValue[]): AnkiCard {
+  return {
+    id: Number(id),
+    noteId: Number(nid),
+    deckId: Number(did),
+    ord: Number(ord),
+    type: Number(type),
+    queue: Number(queue),
+    due: Number(due),
+    interval: Number(ivl),
+    factor: Number(factor),
+    reps: Number(reps),
+    lapses: Number(lapses),
+    left: Number(left),
+    originalDue: Number(odue),
+    originalDeckId: Number(odid),
+    flags: Number(flags),
+    ...cardData(data ?? '')
+  }
+}
+
+const NOTE_COLUMNS = 'id, guid, mid, mod, tags, flds'
+const CARD_COLUMNS = `id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, case when length(data) <= ${CARD_DATA_CHARACTERS} then data else '' end`
+const REVLOG_COLUMNS = 'id, cid, ease, ivl, lastIvl, factor, time, type'
+
+function revlogEntryOf ([id, cid, ease, ivl, lastIvl, factor, time, type]: SqlValue[]): AnkiRevlogEntry {
+  return {
+    id: Number(id),
+    cardId: Number(cid),
+    button: Number(ease),
+    interval: Number(ivl),
+    lastInterval: Number(lastIvl),
+    factor: Number(factor),
+    takenMs: Number(time),
+    kind: Number(type)
+  }
+}
+
+/** A note with its cards, as CollectionRows.notesWithCards gives them; `note` undefined for cards whose note the collection lacks. */
+export interface NoteWithCards {
+  note: AnkiNote | undefined
+  cards: AnkiCard[]
+}
+
+/**
+ * A collection's notes, cards and reviews, read from its database a row at a time, so that what is
+ * held at once is one note and its cards, whatever the collection holds. Read its header first
+ * (readCollectionHeader), which readies the indexes these lookups use.
+ */
+export function collectionRows (source: SqlSource) {
+  return {
+    cardCount: (): number => Number(rows(source, 'select count(*) from cards')[0]?.[0] ?? 0),
+
+    /**
+     * The first note whose guid, tags and fields together are longer than `characters`, with its
+     * length: found without reading any note whole, so that one note of a gigabyte is refused
+     * before it is read.
+     */
+    oversizedNote (characters: number): { guid: string, length: number } | null {
+      const row = rows(source, 'select substr(guid, 1, 100), length(guid) + length(tags) + length(flds) as size from notes where size > ? limit 1', characters)[0]
+      return row === undefined ? null : { guid: text(row[0]), length: Number(row[1]) }
+    },
+
+    /** The first card with more than `entries` rows in the review log, with its note's guid and its count. */
+    longestHistoryOver (entries: number): { cardId: number, guid: string, count: number } | null {
+      const row = rows(source, 'select cid, count(*) as count from revlog group by cid having count > ? limit 1', entries)[0]
+      if (row === undefined) return null
+      const guid = rows(source, 'select substr(guid, 1, 100) from notes where id = (select nid from cards where id = ?)', Number(row[0]))[0]?.[0]
+      return { cardId: Number(row[0]), guid: text(guid), count: Number(row[1]) }
+    },
+
+    /** Every note's fields, one note at a time (the media they name are looked up this way). */
+    * fields (): Generator<string[]> {
+      for (const [fields] of source.rows('select flds from notes')) yield text(fields).split('\u001f')
+    },
+
+    * notes (): Generator<AnkiNote> {
+      for (const row of source.rows(`select ${NOTE_COLUMNS} from notes order by id`)) yield noteOf(row)
+    },
+
+    * cards (): Generator<AnkiCard> {
+      for (const row of source.rows(`select ${CARD_COLUMNS} from cards order by id`)) yield cardOf(row)
+    },
+
+    /** Each card's note's guid with the card's ord and decks, one card at a time: where the cards go. */
+    * cardPlaces (): Generator<{ guid: string, ord: number, deckId: number, originalDeckId: number }> {
+      for (const [guid, ord, did, odid] of source.rows('select notes.guid, cards.ord, cards.did, cards.odid from cards join notes on notes.id = cards.nid')) {
+        yield { guid: text(guid), ord: Number(ord), deckId: Number(did), originalDeckId: Number(odid) }
+      }
+    },
+
+    /** The ids of the new cards (type 0) in Anki's new-card order: by due position, then id. */
+    * newCardOrder (): Generator<number> {
+      for (const [id] of source.rows('select id from cards where type = 0 order by due, id')) yield Number(id)
+    },
+
+    /**
+     * Each note with its cards in id order, by note id; then the cards whose note the collection
+     * lacks, note undefined. Two reads side by side, notes by id and cards by note.
+     */
+    * notesWithCards (): Generator<NoteWithCards> {
+      const cards = source.rows(`select ${CARD_COLUMNS} from cards order by nid, id`)[Symbol.iterator]()
+      let card = cards.next()
+      const orphans: AnkiCard[] = []
+      for (const row of source.rows(`select ${NOTE_COLUMNS} from notes order by id`)) {
+        const note = noteOf(row)
+        const own: AnkiCard[] = []
+        while (card.done !== true) {
+          const next = cardOf(card.value)
+          if (next.noteId > note.id) break
+          if (next.noteId === note.id) own.push(next)
+          else orphans.push(next)
+          card = cards.next()
+        }
+        if (own.length > 0) yield { note, cards: own }
+        if (orphans.length > 0) yield { note: undefined, cards: orphans.splice(0) }
+      }
+      for (; card.done !== true; card = cards.next()) orphans.push(cardOf(card.value))
+      if (orphans.length > 0) yield { note: undefined, cards: orphans }
+    },
+
+    /** A card's review log, oldest first. */
+    revlogOf (cardId: number): AnkiRevlogEntry[] {
+      return rows(source, `select ${REVLOG_COLUMNS} from revlog where cid = ? order by id`, cardId).map(revlogEntryOf)
+    },
+
+    /** The whole review log in columns (wholeCollection). */
+    reviewColumns: (): RevlogColumns => revlogColumns(source)
+  }
+}
+
+export type CollectionRows = ReturnType<typeof collectionRows>
+
+/** The whole review log in columns (readCollection). */
+function revlogColumns (source: SqlSource): RevlogColumns {
+  const count = Number(rows(source, 'select count(*) from revlog')[0]?.[0] ?? 0)
   const revlog = new RevlogColumns(count)
   let row = 0
-  each(db, 'select id, cid, ease, ivl, lastIvl, factor, time, type from revlog order by cid, id',
-    ([id, cid, ease, ivl, lastIvl, factor, time, type]) => {
-      if (row >= count) return
-      revlog.id[row] = Number(id)
-      revlog.cardId[row] = Number(cid)
-      revlog.button[row] = Number(ease)
-      revlog.interval[row] = Number(ivl)
-      revlog.lastInterval[row] = Number(lastIvl)
-      revlog.factor[row] = Number(factor)
-      revlog.takenMs[row] = Number(time)
-      revlog.kind[row] = Number(type)
-      row++
-    })
+  for (const values of source.rows(`select ${REVLOG_COLUMNS} from revlog order by cid, id`)) {
+    if (row >= count) break
+    const entry = revlogEntryOf(values)
+    revlog.id[row] = entry.id
+    revlog.cardId[row] = entry.cardId
+    revlog.button[row] = entry.button
+    revlog.interval[row] = entry.interval
+    revlog.lastInterval[row] = entry.lastInterval
+    revlog.factor[row] = entry.factor
+    revlog.takenMs[row] = entry.takenMs
+    revlog.kind[row] = entry.kind
+    row++
+  }
   revlog.index()
   return revlog
 }

@@ -122,6 +122,10 @@ export function safeMediaName (name: string): string {
 
 /** How far an archive may expand as it is read. */
 export interface ExpansionLimits {
+  /** the most files (entries) the archive may hold: its directory is held in memory while it is read */
+  maxEntries: number
+  /** the most the `meta` entry and the media map may expand to: they are read whole */
+  maxIndexBytes: number
   /** the most one entry (the collection, the map, a media file) may expand to */
   maxEntryBytes: number
   /** the most all entries together may expand to */
@@ -132,6 +136,8 @@ export interface ExpansionLimits {
 }
 
 export const DEFAULT_EXPANSION_LIMITS: ExpansionLimits = {
+  maxEntries: 250_000,
+  maxIndexBytes: 64 * 1024 * 1024,
   maxEntryBytes: 1024 * 1024 * 1024,
   maxTotalBytes: 4 * 1024 * 1024 * 1024,
   maxRatio: 200,

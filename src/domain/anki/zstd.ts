@@ -1,27 +1,21 @@
 // zstd frames as Anki writes them (no content size in the frame header), decoded by fzstd in
-// pieces, so that an expansion past the limits stops as soon as it happens.
+// pieces, so that an expansion past the limits stops as soon as it happens and what is decoded
+// need never be held whole.
 import { Decompress } from 'fzstd'
 import { AnkiImportError } from './errors.js'
 import { checkExpansion, type ExpansionLimits } from './package.js'
 
 /**
- * Decodes whole zstd data, refusing it (`zip_bomb`) as soon as it expands past the limits; `name`
- * names the entry in the refusal. Damaged data is `corrupt_collection`.
+ * A zstd decoder fed piece by piece: `push` each piece of the stored data (the last with `final`),
+ * and each decoded piece goes to `onPiece`. An expansion past the limits is refused (`zip_bomb`),
+ * damaged data is `corrupt_collection`; `name` names the entry in the refusal.
  */
-export function decodeZstd (name: string, data: Uint8Array, limits: ExpansionLimits): Uint8Array {
-  const decoder = zstdDecoder(name, data.byteLength, limits)
-  decoder.push(data, true)
-  return decoder.result()
-}
-
-/** A zstd decoder fed piece by piece: `push` each piece of the stored data, then take `result`. */
-export function zstdDecoder (name: string, storedBytes: number, limits: ExpansionLimits) {
-  const pieces: Uint8Array[] = []
+export function zstdDecoder (name: string, storedBytes: number, limits: ExpansionLimits, onPiece: (piece: Uint8Array) => void) {
   let expanded = 0
   const stream = new Decompress((piece) => {
     expanded += piece.byteLength
     checkExpansion(name, storedBytes, expanded, limits)
-    pieces.push(piece)
+    if (piece.byteLength > 0) onPiece(piece)
   })
   return {
     push (piece: Uint8Array, final = false): void {
@@ -31,16 +25,6 @@ export function zstdDecoder (name: string, storedBytes: number, limits: Expansio
         if (error instanceof AnkiImportError) throw error
         throw new AnkiImportError('corrupt_collection', `the entry ${name} is not a whole zstd frame`)
       }
-    },
-    result (): Uint8Array {
-      if (pieces.length === 1) return pieces[0] as Uint8Array
-      const whole = new Uint8Array(expanded)
-      let offset = 0
-      for (const piece of pieces) {
-        whole.set(piece, offset)
-        offset += piece.byteLength
-      }
-      return whole
     }
   }
 }
