@@ -21,6 +21,8 @@ export interface GeneratedPackage {
   cardsInMissingDeck?: number
   /** the decks the cards go into, one after the other, each a path of names (`A::B` is ['A', 'B']); ten decks under "Generated" when not given */
   decks?: ReadonlyArray<readonly string[]>
+  /** the start of each note's guid (`<guidPrefix>-N`): packages of one prefix are the same notes to an import; `generated` when not given */
+  guidPrefix?: string
   /** each note's front and back fields; `Question N` and `Answer N` when not given */
   fields?: (index: number) => readonly [string, string]
 }
@@ -104,7 +106,7 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
     const id = 1_600_000_000_000 + index
     const image = index < media ? ` <img src="image-${index}.png">` : ''
     const [front, back] = spec.fields?.(index) ?? [`Question ${index}`, `Answer ${index}`]
-    note.run([id, `generated-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `${front}\u001f${back}${image}`, front])
+    note.run([id, `${spec.guidPrefix ?? 'generated'}-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `${front}\u001f${back}${image}`, front])
     const deck = index < (spec.cardsInMissingDeck ?? 0) ? 424_242 : deckIds[index % deckIds.length] as number
     if (index >= reviewed) {
       card.run([id, id, deck, now, 0, 0, index, 0, 0, 0, 0])

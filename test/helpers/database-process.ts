@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { startEmbeddedDatabase } from '../../src/db/embedded.js'
 
 /**
  * Waits until `check` holds, asking every `everyMs`; false if it still does
@@ -46,4 +50,18 @@ export async function killAndHoldPort (port: number, currentPid: () => number | 
 
 export async function release (server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
+}
+
+/**
+ * An embedded database of the test's own, in a data folder of its own, with what its supervisor
+ * reported: for tests that could stop a database, so that only they lose it, and that check it
+ * never stopped (`exits()`).
+ */
+export async function ownDatabase (t: { teardown: (fn: () => unknown) => void }, name: string): Promise<{ url: string, exits: () => number }> {
+  const dataDir = await mkdtemp(join(tmpdir(), `${name}-`))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const events: string[] = []
+  const database = await startEmbeddedDatabase({ dataDir, report: (event) => events.push(event.kind) })
+  t.teardown(() => database.stop())
+  return { url: `${database.url}/${name.replace(/\W+/g, '_')}`, exits: () => events.filter((kind) => kind === 'exited').length }
 }
