@@ -23,8 +23,10 @@
 //    of its own, and its first search after the upgrade that brought search.
 //
 // 8. import-anki of a generated collection of 100,000 cards and 1,000,000
-//    review rows (written with sql.js here), on a database of its own, with
-//    other users' get-today-cards meanwhile and the service's memory sampled.
+//    review rows (written with Node's SQLite here), on a database of its own, with
+//    other users' get-today-cards meanwhile and the service's memory sampled;
+//    then of the largest package the limits allow (bench/anki-import.ts, LARGEST),
+//    for the service's memory.
 //
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
 // runs step 6 alone and prints its rows, writing no report; BENCH_ONLY=search
@@ -55,7 +57,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
-import { IMPORT_CARDS, IMPORT_REVLOG, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
+import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
 import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
@@ -694,9 +696,16 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   }]
 }
 
-/** import-anki of the generated collection through HTTP, on a database of its own, with other users reading their cards meanwhile. */
-async function measureImportRun (): Promise<(ImportFigures & { packageBytes: number, revlog: number, generateMs: number }) | string> {
-  progress(`import-anki of a generated collection of ${IMPORT_CARDS.toLocaleString('en')} cards and ${IMPORT_REVLOG.toLocaleString('en')} review rows, on a database of its own`)
+type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number }) | string
+
+/**
+ * import-anki of the generated collection through HTTP, on a database of its own, with other users
+ * reading their cards meanwhile; with `largest`, of the largest package the limits allow (LARGEST).
+ */
+async function measureImportRun (largest = false): Promise<ImportRun> {
+  progress(largest
+    ? `import-anki of the largest package the limits allow: ${LARGEST.cards.toLocaleString('en')} cards, ${LARGEST.revlog.toLocaleString('en')} review rows, ${LARGEST.media} media files of 20 MiB, on a database of its own`
+    : `import-anki of a generated collection of ${IMPORT_CARDS.toLocaleString('en')} cards and ${IMPORT_REVLOG.toLocaleString('en')} review rows, on a database of its own`)
   const dataDir = await mkdtemp(join(tmpdir(), 'flashcard-bench-import-'))
   const removeDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }))
   const name = `flashcard_bench_import_${randomBytes(4).toString('hex')}`
@@ -706,8 +715,8 @@ async function measureImportRun (): Promise<(ImportFigures & { packageBytes: num
     const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
     await app.ready()
     const packagePath = join(dataDir, 'generated.apkg')
-    const seeded = await seedImport(app, packagePath)
-    progress(`  the package: ${(seeded.packageBytes / 1024 / 1024).toFixed(1)} MiB, ${seeded.revlog.toLocaleString('en')} review rows, written in ${(seeded.generateMs / 1000).toFixed(1)} s`)
+    const seeded = await seedImport(app, packagePath, largest)
+    progress(`  the package: ${(seeded.packageBytes / 1024 / 1024).toFixed(1)} MiB (its collection ${(seeded.collectionBytes / 1024 / 1024).toFixed(0)} MiB), ${seeded.revlog.toLocaleString('en')} review rows, written in ${(seeded.generateMs / 1000).toFixed(1)} s`)
     await app.close()
     if (MONGODB_URL === undefined) await database.close()
     const service = await startMeasuredService(dataDir, name, 'service for the import')
@@ -727,7 +736,22 @@ async function measureImportRun (): Promise<(ImportFigures & { packageBytes: num
   }
 }
 
-function importRows (figures: Awaited<ReturnType<typeof measureImportRun>>): ResultRow[] {
+/** The largest import's row: the service's memory while it imported, against the bound docs/anki.md gives. */
+function largestImportRows (figures: ImportRun): ResultRow[] {
+  const label = `resident memory of the service (its import worker included) importing the largest package the limits allow (${LARGEST.cards.toLocaleString('en')} cards, ` +
+    `${LARGEST.revlog.toLocaleString('en')} review rows, sides of ${LARGEST.sideCharacters.toLocaleString('en')} characters, ${LARGEST.media} media files of 20 MiB), at most`
+  if (typeof figures === 'string') return [{ operation: `${label} (failed: ${figures.slice(0, 200)})`, median: 'failed', p90: '', bar: '< 1 GiB', met: 'no' }]
+  return [{
+    operation: `${label} (a ${(figures.packageBytes / 1024 / 1024).toFixed(0)} MiB .apkg, its collection ${(figures.collectionBytes / 1024 / 1024).toFixed(0)} MiB; imported in ${(figures.totalMs / 1000).toFixed(1)} s; ` +
+      `others' get-today-cards p99 ${p99(figures.peersDuring).toFixed(1)} ms meanwhile)`,
+    median: `${(figures.peakRss / 1024 / 1024).toFixed(0)} MiB`,
+    p90: '',
+    bar: '< 1 GiB',
+    met: figures.peakRss < 1024 * 1024 * 1024 ? 'yes' : 'no'
+  }]
+}
+
+function importRows (figures: ImportRun): ResultRow[] {
   const importLabel = `import-anki of a generated collection of ${IMPORT_CARDS.toLocaleString('en')} cards and ${IMPORT_REVLOG.toLocaleString('en')} review rows, from sending the file to get-import-status done`
   const memoryLabel = 'resident memory of the service (its import worker included) during the import, at most'
   const peersLabel = 'get-today-cards of two other users (100 cards each), each 20 times a second, during the import: p99'
@@ -740,7 +764,7 @@ function importRows (figures: Awaited<ReturnType<typeof measureImportRun>>): Res
   }
   const during = p99(figures.peersDuring)
   return [{
-    operation: `${importLabel} (a ${(figures.packageBytes / 1024 / 1024).toFixed(0)} MiB .apkg of schema 11 written with sql.js; upload ${(figures.uploadMs / 1000).toFixed(1)} s; ` +
+    operation: `${importLabel} (a ${(figures.packageBytes / 1024 / 1024).toFixed(0)} MiB .apkg of schema 11 written with Node's SQLite; upload ${(figures.uploadMs / 1000).toFixed(1)} s; ` +
       `${String(figures.status.reviews)} reviews logged, ${String(figures.status.media)} media)`,
     median: `${(figures.totalMs / 1000).toFixed(1)} s`,
     p90: '',
@@ -988,11 +1012,11 @@ async function main (): Promise<void> {
       `Written by \`BENCH_ONLY=import npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
       `Machine: ${machine()}`,
       `Database: ${await databaseDescription()}`,
-      'Method: the package written with sql.js by the benchmark (scripts/bench/anki-package.ts), sent to the service as `npm start` runs it on a database of its own, ' +
+      'Method: the packages written by the benchmark (scripts/bench/anki-package.ts), sent to the service as `npm start` runs it on a database of its own, ' +
         'get-import-status read every 250 ms until done, the service\'s VmRSS read meanwhile; two other users\' get-today-cards every 50 ms each throughout, ' +
         'then as long again (at most 20 s) without the import.'
     ]
-    const rows = importRows(await measureImportRun())
+    const rows = [...importRows(await measureImportRun()), ...largestImportRows(await measureImportRun(true))]
     await writeSection(REPORT, 'Importing from Anki', lines, rows)
     console.log(`\n${resultsTable(rows)}\n`)
     return
@@ -1010,8 +1034,9 @@ async function main (): Promise<void> {
   const fitting = await measureFittingRun()
   const search = await measureSearchRun()
   const imported = await measureImportRun()
+  const importedLargest = await measureImportRun(true)
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported), ...largestImportRows(importedLargest)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

@@ -1,12 +1,13 @@
-// A generated Anki package (.apkg) of any size, for the benchmark's import row and the import's
-// kill test: a schema 11 collection (decks, presets and note types as JSON in `col`) written with
-// sql.js, zipped with yazl as collection.anki21 and a JSON media map, as Anki 2.1 before 2.1.50
-// exported. Basic notes in ten decks under one parent; most cards reviewed, each with a history
+// A generated Anki package (.apkg) of any size, for the benchmark's import rows and the import's
+// tests: a schema 11 collection (decks, presets and note types as JSON in `col`) written on disk
+// with Node's SQLite, zipped with yazl as collection.anki21 and a JSON media map, as Anki 2.1
+// before 2.1.50 exported. Basic notes in ten decks under one parent; most cards reviewed, each with a history
 // that starts with a learning step and goes on with reviews days apart, so that the import replays
 // real FSRS histories.
 import { createWriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { DatabaseSync } from 'node:sqlite'
 import { pipeline } from 'node:stream/promises'
-import initSqlJs from 'sql.js'
 import yazl from 'yazl'
 
 export interface GeneratedPackage {
@@ -15,6 +16,8 @@ export interface GeneratedPackage {
   revlog: number
   /** PNG files the first notes show */
   media?: number
+  /** the size of each of those files, about (2 KB when not given) */
+  mediaBytes?: number
   /** the day the collection was created, days before now */
   ageDays?: number
   /** how many of the first cards sit in a deck the collection does not list (as a damaged collection has them) */
@@ -25,6 +28,20 @@ export interface GeneratedPackage {
   guidPrefix?: string
   /** each note's front and back fields; `Question N` and `Answer N` when not given */
   fields?: (index: number) => readonly [string, string]
+  /** with no `fields`: each note's front and back this many characters long, of text that compresses as prose does */
+  sideCharacters?: number
+}
+
+/** Letters and spaces in no repeating order, a mebibyte of them: sides are cut from it, each at its own place. */
+function prose (): string {
+  let state = 12345
+  const letters = 'etaoinshrdlucmfwypvbgkqjxz      '
+  let text = ''
+  for (let index = 0; index < 1024 * 1024; index++) {
+    state = (state * 1_103_515_245 + 12_345) & 0x7fffffff
+    text += letters[(state >> 16) % letters.length]
+  }
+  return text
 }
 
 const DAY = 86_400
@@ -60,12 +77,15 @@ function png (size: number, seed: number): Buffer {
 }
 
 /** Writes the package to `path`; how many notes, cards and review rows it holds. */
-export async function writeAnkiPackage (path: string, spec: GeneratedPackage): Promise<{ cards: number, revlog: number, media: number }> {
-  const SQL = await initSqlJs()
-  const db = new SQL.Database()
+export async function writeAnkiPackage (path: string, spec: GeneratedPackage): Promise<{ cards: number, revlog: number, media: number, collectionBytes: number }> {
+  const collectionPath = `${path}.collection`
+  await rm(collectionPath, { force: true })
+  const db = new DatabaseSync(collectionPath)
   const now = Math.floor(Date.now() / 1000)
   const crt = now - (spec.ageDays ?? 400) * DAY
-  db.run(`
+  db.exec(`
+    pragma journal_mode = off;
+    pragma synchronous = off;
     create table col (id integer primary key, crt integer, mod integer, scm integer, ver integer, dty integer, usn integer, ls integer, conf text, models text, decks text, dconf text, tags text);
     create table notes (id integer primary key, guid text, mid integer, mod integer, usn integer, tags text, flds text, sfld text, csum integer, flags integer, data text);
     create table cards (id integer primary key, nid integer, did integer, ord integer, mod integer, usn integer, type integer, queue integer, due integer, ivl integer, factor integer, reps integer, lapses integer, left integer, odue integer, odid integer, flags integer, data text);
@@ -92,24 +112,30 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
     }
   }
   const conf = { schedVer: 2, rollover: 4, creationOffset: 0, localOffset: 0, curModel: modelId }
-  db.run('insert into col values (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [crt, now * 1000, now * 1000, JSON.stringify(conf), JSON.stringify(models), JSON.stringify(decks), JSON.stringify(dconf), '{}'])
+  db.prepare('insert into col values (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)').run(crt, now * 1000, now * 1000, JSON.stringify(conf), JSON.stringify(models), JSON.stringify(decks), JSON.stringify(dconf), '{}')
 
   const media = spec.media ?? 0
   const reviewed = Math.min(spec.cards, Math.ceil(spec.cards * 0.8))
   const perCard = reviewed === 0 ? 0 : spec.revlog / reviewed
   let rows = 0
-  db.run('begin')
+  const text = spec.fields === undefined && spec.sideCharacters !== undefined ? prose() : ''
+  const side = (index: number, which: number): string => {
+    const length = spec.sideCharacters ?? 0
+    const start = (index * 7919 + which * 104_729) % (text.length - length)
+    return `${index} ${text.slice(start, start + length - String(index).length - 1)}`
+  }
+  db.exec('begin')
   const note = db.prepare('insert into notes values (?, ?, ?, ?, 0, ?, ?, ?, 0, 0, \'\')')
   const card = db.prepare('insert into cards values (?, ?, ?, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, \'\')')
   const review = db.prepare('insert into revlog values (?, ?, 0, ?, ?, ?, ?, ?, ?)')
   for (let index = 0; index < spec.cards; index++) {
     const id = 1_600_000_000_000 + index
     const image = index < media ? ` <img src="image-${index}.png">` : ''
-    const [front, back] = spec.fields?.(index) ?? [`Question ${index}`, `Answer ${index}`]
-    note.run([id, `${spec.guidPrefix ?? 'generated'}-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `${front}\u001f${back}${image}`, front])
+    const [front, back] = spec.fields?.(index) ?? (text === '' ? [`Question ${index}`, `Answer ${index}`] : [side(index, 0), side(index, 1)])
+    note.run(id, `${spec.guidPrefix ?? 'generated'}-${index}`, modelId, now, index % 7 === 0 ? ' generated ' : '', `${front}\u001f${back}${image}`, front)
     const deck = index < (spec.cardsInMissingDeck ?? 0) ? 424_242 : deckIds[index % deckIds.length] as number
     if (index >= reviewed) {
-      card.run([id, id, deck, now, 0, 0, index, 0, 0, 0, 0])
+      card.run(id, id, deck, now, 0, 0, index, 0, 0, 0, 0)
       continue
     }
     // this card's rows: as many as its share of the total, at least one
@@ -120,7 +146,7 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
     const second = 8 * 3600 + (index % 36_000)
     const millisecond = Math.floor(index / 36_000)
     let at = crt + day * DAY + second
-    review.run([at * 1000 + millisecond, id, 3, -600, 0, 0, 8000, 0])
+    review.run(at * 1000 + millisecond, id, 3, -600, 0, 0, 8000, 0)
     rows++
     for (let step = 1; step < count; step++) {
       const ease = step % 9 === 0 ? 1 : 3
@@ -128,27 +154,25 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
       interval = ease === 1 ? 1 : Math.min(interval * 2 + 1, 300)
       day += last
       at = crt + day * DAY + second
-      review.run([at * 1000 + millisecond, id, ease, interval, last, 2500, 6000, 1])
+      review.run(at * 1000 + millisecond, id, ease, interval, last, 2500, 6000, 1)
       rows++
     }
-    card.run([id, id, deck, now, 2, 2, day + interval, interval, 2500, count, 0])
+    card.run(id, id, deck, now, 2, 2, day + interval, interval, 2500, count, 0)
   }
-  note.free()
-  card.free()
-  review.free()
-  db.run('commit')
-  const bytes = db.export()
+  db.exec('commit')
+  const collectionBytes = Number((db.prepare('select page_count * page_size as size from pragma_page_count(), pragma_page_size()').get() as { size: number }).size)
   db.close()
 
   const zip = new yazl.ZipFile()
-  zip.addBuffer(Buffer.from(bytes), 'collection.anki21')
+  zip.addFile(collectionPath, 'collection.anki21')
   const map: Record<string, string> = {}
   for (let index = 0; index < media; index++) {
     map[String(index)] = `image-${index}.png`
-    zip.addBuffer(png(2000 + index, index), String(index), { compress: false })
+    zip.addBuffer(png((spec.mediaBytes ?? 2000) + index, index), String(index), { compress: false })
   }
   zip.addBuffer(Buffer.from(JSON.stringify(map)), 'media')
   zip.end()
   await pipeline(zip.outputStream, createWriteStream(path))
-  return { cards: spec.cards, revlog: rows, media }
+  await rm(collectionPath, { force: true })
+  return { cards: spec.cards, revlog: rows, media, collectionBytes }
 }
