@@ -10,11 +10,10 @@ import { formBody, samples } from '../helpers/media.js'
 const PERIOD_MS = 1000
 const TICK_MS = 100
 const KiB = 1024
-// just over the base floor of 64 KiB a period, as the hostile trial's 7 KiB/s is at the default
-// period: 80 KiB a period, so that a period that sees one tick fewer still brings more than 64 KiB
-const TRICKLE_PER_TICK = 8 * KiB
+// just over the base floor of 64 KiB a period, as the hostile trial's 7 KiB/s is at the default period
+const TRICKLE = 80 * KiB
 // what an account's four uploads at once each bring over a 2 Mbit/s link, at the default period
-const GOOD_PER_TICK = 60 * KiB
+const GOOD = 600 * KiB
 
 async function listening (t: Parameters<typeof buildTestApp>[0]): Promise<FastifyInstance> {
   const app = await buildTestApp(t, import.meta.filename, {
@@ -28,9 +27,10 @@ async function listening (t: Parameters<typeof buildTestApp>[0]): Promise<Fastif
 
 /**
  * Starts an upload-media of `file` on a connection of its own from `localAddress`, sending its
- * body `bytesPerTick` every tick; the connection, and everything it received once it is closed.
+ * body at `perPeriod` bytes a period, a tick at a time (what a late tick missed goes with the
+ * next, as a client held to a rate sends); the connection, and everything it received once it is closed.
  */
-function upload (app: FastifyInstance, jwtToken: string, file: Buffer, bytesPerTick: number, localAddress: string): { socket: Socket, answered: Promise<string> } {
+function upload (app: FastifyInstance, jwtToken: string, file: Buffer, perPeriod: number, localAddress: string): { socket: Socket, answered: Promise<string> } {
   const { port } = app.server.address() as { port: number }
   const { payload, headers } = formBody([{ name: 'jwtToken', value: jwtToken }, { name: 'file', file }])
   const socket = connect({ host: '127.0.0.1', port, localAddress })
@@ -42,14 +42,16 @@ function upload (app: FastifyInstance, jwtToken: string, file: Buffer, bytesPerT
   // written once the connection is open; a connection cut off meanwhile reports to the error listener
   socket.write(`POST /api/upload-media HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${headers['content-type'] ?? ''}\r\n` +
     `Content-Length: ${payload.length}\r\nConnection: close\r\n\r\n`)
+  const start = Date.now()
   let sent = 0
   const ticks = setInterval(() => {
     if (socket.destroyed || sent >= payload.length) {
       clearInterval(ticks)
       return
     }
-    socket.write(payload.subarray(sent, sent + bytesPerTick))
-    sent += bytesPerTick
+    const due = Math.floor(perPeriod * (Date.now() - start) / PERIOD_MS)
+    socket.write(payload.subarray(sent, due))
+    sent = due
   }, TICK_MS)
   const answered = closed.then(() => {
     clearInterval(ticks)
@@ -93,7 +95,7 @@ function trickles (t: { teardown: (fn: () => unknown) => void }, app: FastifyIns
       void (async () => {
         while (!stopped) {
           // a file it will not finish sending while the test lasts
-          const trickle = upload(app, account.jwtToken, samples.png(2 * 1024 * KiB), TRICKLE_PER_TICK, `127.0.1.${index + 1}`)
+          const trickle = upload(app, account.jwtToken, samples.png(2 * 1024 * KiB), TRICKLE, `127.0.1.${index + 1}`)
           open.add(trickle.socket)
           const status = statusOf(await trickle.answered)
           open.delete(trickle.socket)
@@ -108,15 +110,15 @@ function trickles (t: { teardown: (fn: () => unknown) => void }, app: FastifyIns
 }
 
 /**
- * Sends `file` at `bytesPerTick` until it is taken in: on 503 again after its Retry-After, scaled
+ * Sends `file` at `perPeriod` until it is taken in: on 503 again after its Retry-After, scaled
  * to the short period as the service's is to its own (5 s of 10 s); at most `periods` periods.
  * Every status it got, and when (ms after its first attempt) it was answered 201, or null.
  */
-async function uploadWhenAdmitted (app: FastifyInstance, user: TestUser, file: Buffer, bytesPerTick: number, periods: number): Promise<{ statuses: number[], answeredAfterMs: number | null }> {
+async function uploadWhenAdmitted (app: FastifyInstance, user: TestUser, file: Buffer, perPeriod: number, periods: number): Promise<{ statuses: number[], answeredAfterMs: number | null }> {
   const start = Date.now()
   const statuses: number[] = []
   while (Date.now() - start < periods * PERIOD_MS) {
-    const attempt = upload(app, user.jwtToken, file, bytesPerTick, '127.0.2.1')
+    const attempt = upload(app, user.jwtToken, file, perPeriod, '127.0.2.1')
     const answer = await attempt.answered
     const status = statusOf(answer)
     statuses.push(status)
@@ -134,7 +136,7 @@ test('20 uploads of 5 accounts trickling just over the base floor do not keep an
   const { answers } = trickles(t, app, hostile, 4)
   t.ok(await allPlacesHeld(app), 'the trickles hold every upload place')
 
-  const { statuses, answeredAfterMs } = await uploadWhenAdmitted(app, other, samples.png(), 64 * KiB, 8)
+  const { statuses, answeredAfterMs } = await uploadWhenAdmitted(app, other, samples.png(), GOOD, 8)
   t.comment(`the other user's upload-media: ${statuses.join(', ')}, answered ${answeredAfterMs ?? 'never'} ms after its first attempt; ` +
     `by then the trickles got 408 ${answers.get(408) ?? 0} times, 503 ${answers.get(503) ?? 0}, 429 ${answers.get(429) ?? 0}`)
   t.equal(statuses.at(-1), 201, 'the other user\'s upload is stored (201), within eight periods')
@@ -153,7 +155,7 @@ test('an upload at a good pace is never cut off while the places are full of tri
   t.teardown(() => clearInterval(sampling))
 
   // 3 MiB at 600 KiB a period: several periods of a full service
-  const { statuses, answeredAfterMs } = await uploadWhenAdmitted(app, good, samples.png(3 * 1024 * KiB), GOOD_PER_TICK, 12)
+  const { statuses, answeredAfterMs } = await uploadWhenAdmitted(app, good, samples.png(3 * 1024 * KiB), GOOD, 12)
   clearInterval(sampling)
   const cut = (answers.get(408) ?? 0) - cutBefore
   const full = held.filter((count) => count === 16).length
@@ -171,17 +173,17 @@ test('the floor follows the places in use: with few taken an upload at the base 
   const users = await Promise.all(Array.from({ length: 4 }, async () => await registerUser(app)))
 
   // quiet: four uploads just over the base floor, a quarter of the places, all arrive over several periods
-  const quiet = users.map((user, index) => upload(app, user.jwtToken, samples.png(300 * KiB), TRICKLE_PER_TICK, `127.0.3.${index + 1}`))
+  const quiet = users.map((user, index) => upload(app, user.jwtToken, samples.png(300 * KiB), TRICKLE, `127.0.3.${index + 1}`))
   const quietAnswers = await Promise.all(quiet.map(async (attempt) => statusOf(await attempt.answered)))
   t.same(quietAnswers, [201, 201, 201, 201], 'with a quarter of the places in use, uploads at the base floor are stored')
 
   // busy: 10 uploads at a steady pace (240 KiB a period) hold most of the places; one more at the base floor is cut
   const busyUsers = await Promise.all(Array.from({ length: 3 }, async () => await registerUser(app)))
   const steady = Array.from({ length: 10 }, (_, n) =>
-    upload(app, busyUsers[n % 3]?.jwtToken ?? '', samples.png(2 * 1024 * KiB), 24 * KiB, `127.0.4.${(n % 3) + 1}`))
+    upload(app, busyUsers[n % 3]?.jwtToken ?? '', samples.png(2 * 1024 * KiB), 240 * KiB, `127.0.4.${(n % 3) + 1}`))
   t.teardown(() => { for (const attempt of steady) attempt.socket.destroy() })
   await sleep(3 * TICK_MS)
-  const slow = upload(app, users[0]?.jwtToken ?? '', samples.png(300 * KiB), TRICKLE_PER_TICK, '127.0.3.1')
+  const slow = upload(app, users[0]?.jwtToken ?? '', samples.png(300 * KiB), TRICKLE, '127.0.3.1')
   const answer = await slow.answered
   t.equal(statusOf(answer), 408, 'with most places in use, the same pace is cut off (408)')
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: string, code: string }
