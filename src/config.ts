@@ -43,7 +43,7 @@ export const ConfigSchema = Type.Object({
     minimum: 10_000,
     maximum: 86_400_000,
     default: 3_600_000,
-    description: 'an upload (upload-media, import-flashcard-zip, import-anki) must arrive whole within this time, and bring at least 64 KiB in every REQUEST_TIMEOUT_MS, or it gets 408 and its connection is closed'
+    description: 'an upload (upload-media, import-flashcard-zip, import-anki) must arrive whole within this time, and bring at least 64 KiB in every REQUEST_TIMEOUT_MS (more as the upload places fill up), or it gets 408 and its connection is closed'
   }),
   MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
     minimum: 0,

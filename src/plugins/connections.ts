@@ -1,17 +1,17 @@
 import fp from 'fastify-plugin'
 import { Socket } from 'node:net'
 import type { ServerOptions } from 'node:http'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { RefusalCode } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** a file upload (upload-media, import-flashcard-zip, import-anki): its body may take uploadTimeoutMs, as long as it keeps coming */
+    /** a file upload (upload-media, import-flashcard-zip, import-anki): its body may take uploadTimeoutMs, as long as it keeps the pace UPLOAD_PACE asks */
     upload?: boolean
   }
-  interface FastifyRequest {
-    /** an upload whose token was read and which took its place (load-shedding.ts): its body has an upload's time from now on */
-    uploadAdmitted: boolean
+  interface FastifyInstance {
+    /** the upload places of this instance: load-shedding.ts gives them out, the pace check here takes them back from uploads too slow for how many are in use */
+    uploadPlaces: UploadPlaces
   }
 }
 
@@ -20,8 +20,8 @@ export interface ConnectionLimits {
   /** a request must arrive whole, headers and body, within this time (ms), or it gets 408 and its connection is closed */
   requestTimeoutMs: number
   /**
-   * an upload must arrive whole within this time (ms), and bring at least UPLOAD_PACE_BYTES in every
-   * requestTimeoutMs of it; else 408 and its connection is closed
+   * an upload must arrive whole within this time (ms), and bring at least the floor of UPLOAD_PACE in
+   * every requestTimeoutMs of it; else 408 and its connection is closed
    */
   uploadTimeoutMs: number
   /** connections open at once from one client address; past it a new one gets 429 and is closed; 0: no cap */
@@ -30,8 +30,61 @@ export interface ConnectionLimits {
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { requestTimeoutMs: 10_000, uploadTimeoutMs: 3_600_000, perAddress: 100 }
 
-/** The least an upload must bring in each requestTimeoutMs: 64 KiB, 6.4 KiB/s at the default, which any link carries and a trickle does not. */
-export const UPLOAD_PACE_BYTES = 64 * 1024
+/**
+ * The least an upload must bring in each requestTimeoutMs, by the share of this instance's upload
+ * places in use when it is checked (the places are per instance, as load-shedding.ts counts them,
+ * and so is the floor: it stands for what this instance receives). With up to `risesFrom` of them
+ * in use, `baseBytes`: a slow link can still upload while the service is quiet. Past that it rises
+ * in proportion, to `topBytes` with every place taken, so that uploads too slow for a busy service
+ * give their places up to those that keep up: uploads trickling just over the base floor keep
+ * half of the places at most, and lose any more at their next check. The top is what any
+ * ordinary link brings to several uploads at once, so a real upload is not cut at any load.
+ */
+export const UPLOAD_PACE = {
+  /** 64 KiB: 6.4 KiB/s at the default period, which any link carries and a trickle does not */
+  baseBytes: 64 * 1024,
+  /** 256 KiB: 25.6 KiB/s at the default period, 4 MiB for the 16 places together; a 2 Mbit/s link brings more than twice that to each of 4 uploads at once */
+  topBytes: 256 * 1024,
+  /** the share of places in use past which the floor rises */
+  risesFrom: 0.5
+}
+
+/** The floor in force (bytes per period) with this share of the upload places in use (0-1). */
+export function uploadPaceFloor (share: number): number {
+  const rise = Math.min(1, Math.max(0, (share - UPLOAD_PACE.risesFrom) / (1 - UPLOAD_PACE.risesFrom)))
+  return Math.round(UPLOAD_PACE.baseBytes + rise * (UPLOAD_PACE.topBytes - UPLOAD_PACE.baseBytes))
+}
+
+/**
+ * The uploads holding a place on this instance. load-shedding.ts decides who takes one (its caps:
+ * `places` in all, so many per account); the pace check here frees the place of an upload cut off.
+ */
+export interface UploadPlaces {
+  /** the places there are: load-shedding.ts's maxUploads */
+  places: number
+  /** the places held now */
+  readonly held: number
+  /** the upload of `reply`'s request takes a place, until its answer is sent, its connection closes or it is cut off */
+  take: (reply: FastifyReply) => void
+  /**
+   * With every place taken and another upload waiting: cuts off the upload whose body has come
+   * slowest since it began, if that is under the floor in force (408, its place free at once);
+   * whether one was. An upload is judged once its body has been coming for half a period, so that
+   * one just begun is not taken for slow.
+   */
+  freeSlowest: () => boolean
+}
+
+/** What the pace check knows of an upload's body while it arrives. */
+interface Arrival {
+  /** its body is still coming (an upload whose body is in is not judged by its pace) */
+  arriving: boolean
+  /** how long (ms) its body has been coming, and the bytes its socket brought meanwhile */
+  elapsed: () => number
+  brought: () => number
+  /** answers 408 with this answer, gives its place back and closes its connection */
+  cut: (answer: string) => void
+}
 
 /** An answer written straight to the socket, before any request reached Fastify, in the error contract. */
 function rawAnswer (status: string, headers: string, code: RefusalCode, error: string): string {
@@ -83,21 +136,55 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
 /**
  * Every request's body must arrive within requestTimeoutMs of its headers. An upload's (a route
  * marked `config.upload`, once load-shedding.ts has admitted it: its token read and its place
- * taken, `request.uploadAdmitted`) within uploadTimeoutMs instead, bringing at least
- * UPLOAD_PACE_BYTES in each requestTimeoutMs, counted on its socket, whose bytes are the upload's
- * (a connection's next request is read only once this one is answered). Past either, 408 and the
- * connection closed. The time runs until the body has arrived, whether or not the request was
- * answered first (a refusal before its body, a GET sent with one): an answer does not give a
+ * taken, `uploadPlaces.take`) within uploadTimeoutMs instead, bringing in each requestTimeoutMs at
+ * least the floor UPLOAD_PACE sets for the share of upload places in use at that check, counted on
+ * its socket, whose bytes are the upload's (a connection's next request is read only once this one
+ * is answered). Past either, 408 and the connection closed; an upload cut off under a raised floor
+ * is told the service is busy. The time runs until the body has arrived, whether or not the request
+ * was answered first (a refusal before its body, a GET sent with one): an answer does not give a
  * body that keeps coming its connection for longer.
  */
 function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
-  const timedOut = timedOutAnswer(limits.requestTimeoutMs)
+  const period = limits.requestTimeoutMs
+  const seconds = period / 1000
+  const timedOut = timedOutAnswer(period)
   // an upload has at least a request's time
-  const uploadTimeoutMs = Math.max(limits.uploadTimeoutMs, limits.requestTimeoutMs)
+  const uploadTimeoutMs = Math.max(limits.uploadTimeoutMs, period)
   const uploadTimedOut = timedOutAnswer(uploadTimeoutMs, 'the upload')
   const tooSlow = rawAnswer('408 Request Timeout', '', 'request_timeout',
-    `the upload brought less than ${UPLOAD_PACE_BYTES / 1024} KiB in ${limits.requestTimeoutMs / 1000} seconds: send it over a faster link, or send a smaller file`)
-  app.decorateRequest('uploadAdmitted', false)
+    `the upload brought less than ${UPLOAD_PACE.baseBytes / 1024} KiB in ${seconds} seconds: send it over a faster link, or send a smaller file`)
+  const kib = (bytes: number): number => Math.floor(bytes / 1024)
+  const busy = (why: string, brought: number, floor: number): string => rawAnswer('408 Request Timeout', '', 'request_timeout',
+    `the service is busy (${why}), and this upload brought ${kib(brought)} KiB per ${seconds} seconds, less than the ${kib(floor)} KiB ` +
+    'it asks of each upload now: retry over a faster link, or later')
+
+  const held = new Map<FastifyRequest, Arrival | undefined>()
+  const arrivals = new WeakMap<FastifyRequest, Arrival>()
+  const share = (): number => held.size / places.places
+  const places: UploadPlaces = {
+    places: Infinity,
+    get held () { return held.size },
+    take (reply) {
+      const { request } = reply
+      // an injected request (tests) holds its place too, with no pace to judge
+      held.set(request, arrivals.get(request))
+      reply.raw.once('close', () => held.delete(request))
+    },
+    freeSlowest () {
+      const floor = uploadPaceFloor(share())
+      let slowest: { arrival: Arrival, perPeriod: number } | undefined
+      for (const arrival of held.values()) {
+        if (arrival === undefined || !arrival.arriving || arrival.elapsed() < period / 2) continue
+        const perPeriod = arrival.brought() * period / arrival.elapsed()
+        if (perPeriod < floor && (slowest === undefined || perPeriod < slowest.perPeriod)) slowest = { arrival, perPeriod }
+      }
+      if (slowest === undefined) return false
+      slowest.arrival.cut(busy('every upload place is taken and another upload is waiting', slowest.perPeriod, floor))
+      return true
+    }
+  }
+  app.decorate('uploadPlaces', places)
+
   app.addHook('onRequest', (request, reply, done) => {
     const { raw } = request
     const socket = raw.socket
@@ -107,29 +194,44 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
       done()
       return
     }
-    let answered = false
-    const paced = (): boolean => request.uploadAdmitted && !answered
+    const began = { at: Date.now(), read: socket.bytesRead }
     let read = socket.bytesRead
-    // a request's body in time; an upload's at its pace, each requestTimeoutMs
+    const arrival: Arrival = {
+      arriving: true,
+      elapsed: () => Date.now() - began.at,
+      brought: () => socket.bytesRead - began.read,
+      cut (answer) {
+        stop()
+        held.delete(request)
+        cutOff(socket, answer)
+      }
+    }
+    arrivals.set(request, arrival)
+    // a request's body in time; an upload's at the pace of the floor in force, each period. An upload
+    // answered is no longer held: what is left of its body has a request's time, not an upload's
     const check = setInterval(() => {
+      const brought = socket.bytesRead - read
+      read = socket.bytesRead
       if (raw.complete || socket.destroyed) {
         stop()
-      } else if (!paced()) {
-        stop()
-        cutOff(socket, timedOut)
-      } else if (socket.bytesRead - read < UPLOAD_PACE_BYTES) {
-        stop()
-        cutOff(socket, tooSlow)
+        return
       }
-      read = socket.bytesRead
-    }, limits.requestTimeoutMs)
+      if (!held.has(request)) {
+        arrival.cut(timedOut)
+        return
+      }
+      const floor = uploadPaceFloor(share())
+      if (brought >= floor) return
+      arrival.cut(floor > UPLOAD_PACE.baseBytes ? busy('its upload places are filling up', brought, floor) : tooSlow)
+    }, period)
     const deadline = setTimeout(() => {
-      stop()
-      if (!raw.complete) cutOff(socket, uploadTimedOut)
+      if (raw.complete) stop()
+      else arrival.cut(uploadTimedOut)
     }, uploadTimeoutMs)
     check.unref()
     deadline.unref()
     function stop (): void {
+      arrival.arriving = false
       clearInterval(check)
       clearTimeout(deadline)
       raw.off('end', stop)
@@ -137,8 +239,6 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
     }
     raw.once('end', stop)
     socket.once('close', stop)
-    // answered: what is left of its body has a request's time, not an upload's
-    reply.raw.once('close', () => { answered = true })
     done()
   })
 }

@@ -35,10 +35,17 @@ export interface LoadShedding {
   /**
    * uploads under way at once (upload-media, import-flashcard-zip, import-anki), counted apart
    * from the requests above: an upload may take an hour to arrive over a slow link, and must not
-   * hold the places every other request needs; past it 503, Retry-After 5
+   * hold the places every other request needs; past it 503, Retry-After 5. The more of them are in
+   * use, the faster each must arrive (UPLOAD_PACE in connections.ts), and with all of them taken an
+   * account with none gets the place of the slowest under that pace: slow uploads cannot hold
+   * them all, however many accounts send them
    */
   maxUploads: number
-  /** of which one account's, so that one account cannot hold them all; past it 429 */
+  /**
+   * of which one account's, so that one account cannot hold them all; past it 429. A few, for a
+   * client sending several files at once; it cannot keep many accounts from filling the places
+   * (accounts are free to make), which the rising pace does
+   */
   maxUploadsPerUser: number
 }
 
@@ -88,7 +95,6 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
   // answer is sent or its connection closes: a client that sends its headers and then
   // trickles its body, or nothing, holds no place (plugins/connections.ts times it out).
   let inFlight = 0
-  let uploads = 0
   const inFlightByUser = perUserCount()
   const uploadsByUser = perUserCount()
   app.addHook('preValidation', async (request, reply) => {
@@ -102,19 +108,24 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
     inFlight += 1
     reply.raw.once('close', () => { inFlight -= 1 })
   })
+  app.uploadPlaces.places = shedding.maxUploads
   app.decorate('admitUser', (userID: string, reply: FastifyReply) => {
     if (reply.request.routeOptions.config.upload === true) {
-      if (uploads >= shedding.maxUploads) {
+      const uploads = app.uploadPlaces
+      const underWay = uploadsByUser.of(userID)
+      // every place taken: an account with no upload under way is given the place of the slowest
+      // upload under the floor in force (connections.ts), so that slow uploads cannot keep a waiting
+      // user out; an account that has uploads under way waits for them, and cannot take places from
+      // others again and again
+      if (uploads.held >= shedding.maxUploads && (underWay > 0 || !uploads.freeSlowest())) {
         throw new Refusal('service_overloaded', `the service is receiving ${shedding.maxUploads} uploads, the most it takes at once: retry after the seconds in Retry-After`, shedding.retryAfterSeconds)
       }
-      if (uploadsByUser.of(userID) >= shedding.maxUploadsPerUser) {
+      if (underWay >= shedding.maxUploadsPerUser) {
         throw new Refusal('too_many_requests', `this account has ${shedding.maxUploadsPerUser} uploads under way, the most at once: ` +
           'wait for them to finish, or retry after the seconds in Retry-After', shedding.retryAfterSeconds)
       }
-      uploads += 1
-      reply.raw.once('close', () => { uploads -= 1 })
+      uploads.take(reply)
       uploadsByUser.take(userID, reply)
-      reply.request.uploadAdmitted = true
     }
     if (inFlightByUser.of(userID) >= shedding.maxInFlightPerUser) {
       // this client's own limit: only it waits, and the service stays available to everyone else
@@ -150,4 +161,4 @@ export default fp<Partial<LoadShedding>>(async function loadShedding (app, optio
     if (Date.now() >= sheddingFrom && app.isUnderPressure()) return 'the event loop is over its delay limit'
     return null
   })
-}, { name: 'load-shedding' })
+}, { name: 'load-shedding', dependencies: ['connections'] })

@@ -172,13 +172,14 @@ test('an upload is cut off at the upload time limit however steady it is', async
 test('uploads under way take places of their own: slow ones leave every request its place, past their own cap 503', async (t) => {
   const app = await listening(t, { requestTimeoutMs: 2000, perAddress: 100 }, { maxInFlight: 2, maxInFlightPerUser: 16, maxUploads: 3, maxUploadsPerUser: 3 })
   const user = await registerUser(app)
-  // three uploads arriving slowly (100 KiB/s: 4 s for 400 KiB), more than the two places for requests
-  const uploads = await Promise.all(Array.from({ length: 3 }, async () => await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)))
+  // three uploads arriving slowly for a request (200 KiB/s: 4 s for 800 KiB), more than the two places for requests,
+  // at a pace over the upload floor with every upload place taken
+  const uploads = await Promise.all(Array.from({ length: 3 }, async () => await paced(app, user.jwtToken, samples.png(800 * 1024), 20 * 1024)))
   await new Promise((resolve) => setTimeout(resolve, 300))
   const statuses: number[] = []
   for (let n = 0; n < 5; n++) statuses.push(await call(app, 'get-user', { jwtToken: user.jwtToken }))
   t.same(statuses, Array(5).fill(200), 'requests are served while the uploads arrive')
-  const fourth = await paced(app, user.jwtToken, samples.png(400 * 1024), 10 * 1024)
+  const fourth = await paced(app, user.jwtToken, samples.png(800 * 1024), 20 * 1024)
   t.match(await fourth.answered, /^HTTP\/1\.1 503 /, 'a fourth upload at once: 503')
   for (const upload of uploads) t.match(await upload.answered, /^HTTP\/1\.1 201 /, 'each of the three is stored')
 })
