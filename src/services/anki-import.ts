@@ -264,20 +264,25 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     await update(document._id, { state: 'failed', error: { code, message } })
   }
 
-  /** Runs an import waiting here; its folder goes when it ends, however it ends. */
+  /**
+   * Runs an import waiting here. Its folder goes once the staging is over (nothing reads the
+   * package after it), so that an import shown done or failed has left nothing on disk; and
+   * whatever else ends it.
+   */
   async function run (turn: Turn): Promise<void> {
     try {
-      await stageAndKeep(turn.importID)
+      await stageAndKeep(turn.importID, turn.path)
     } finally {
       await removeFolder(turn.path)
     }
   }
 
-  async function stageAndKeep (importID: string): Promise<void> {
+  async function stageAndKeep (importID: string, path: string): Promise<void> {
     const document = await repositories.imports.findById(importID)
     if (document === null || document.state !== 'queued') return
     const user = await repositories.users.findById(document.userID)
     if (user === null) {
+      await removeFolder(path)
       await fail(document, 'invalid_token', 'the account was deleted')
       return
     }
@@ -298,6 +303,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         removeUnkeptMediaAt: now.getTime() + Math.max(context.media.graceSeconds * 1000, 24 * 3600 * 1000)
       }, (percent, counts) => { void repositories.imports.progress(importID, runtime.instance, percent, counts).catch(() => {}) })
       if (closed) return
+      await removeFolder(path)
       if (!outcome.ok) {
         if (outcome.code === 'internal_error') runtime.log.error({ importID, failure: outcome.message }, 'an Anki import failed')
         await fail(document, outcome.code, outcome.code === 'internal_error' ? 'the import failed in the service; nothing of it was kept: try again, and tell us if it fails again' : outcome.message)
@@ -409,8 +415,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
           await removeFolder(document.request.path)
           await repositories.imports.removeUploading(document._id, runtime.instance)
         } else if (document.state === 'committing' && document.plan !== undefined) {
-          await finish(held, document.plan, 'finished')
           await removeFolder(document.request.path)
+          await finish(held, document.plan, 'finished')
         } else {
           await clean(held, document.plan)
           await removeFolder(document.request.path)

@@ -22,7 +22,16 @@ const INSTANCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
 
 /** What the directory holds besides the instances' own folders and heartbeats: files and folders, relative to it. */
 async function leftIn (directory: string): Promise<string[]> {
-  const entries = await readdir(directory, { recursive: true, withFileTypes: true })
+  let entries
+  for (;;) {
+    try {
+      entries = await readdir(directory, { recursive: true, withFileTypes: true })
+      break
+    } catch (error) {
+      // a folder removed while it was being listed: list again
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+  }
   return entries
     .map((entry) => relative(directory, join(entry.parentPath, entry.name)))
     .filter((path) => {
