@@ -74,6 +74,7 @@ export const REFUSAL_CODES = [
   'too_many_attempts',
   'too_many_requests',
   'too_many_connections',
+  'too_many_imports',
   // the service
   'service_overloaded',
   'database_unavailable',

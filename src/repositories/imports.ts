@@ -1,8 +1,14 @@
 import type { ClientSession, Db, ObjectId } from 'mongodb'
 import type { LocalDay, UserCalendar } from '../domain/calendar.js'
 
-/** Where an import of an Anki package stands: `committing` is shown as running. */
-export type ImportState = 'queued' | 'running' | 'committing' | 'done' | 'failed'
+/**
+ * Where an import of an Anki package stands: `uploading` while its package arrives (it holds one of
+ * the account's places before its importID is answered), shown as queued; `committing` is shown as running.
+ */
+export type ImportState = 'uploading' | 'queued' | 'running' | 'committing' | 'done' | 'failed'
+
+/** The states of an import that holds one of its account's places. */
+export const UNFINISHED: readonly ImportState[] = ['uploading', 'queued', 'running', 'committing']
 
 /** A flashcard an import puts cards in: one it adds, or one the user has (found by folder and name). */
 export interface PlannedFlashcard {
@@ -114,7 +120,17 @@ export function importsRepository (db: Db, session?: ClientSession) {
 
     /** Imports not finished whose holder has not renewed them by `now`. Index state_until. */
     abandoned (now: Date): Promise<ImportDocument[]> {
-      return imports.find({ state: { $in: ['queued', 'running', 'committing'] }, until: { $lt: now } }, inSession).toArray()
+      return imports.find({ state: { $in: [...UNFINISHED] }, until: { $lt: now } }, inSession).toArray()
+    },
+
+    /** Whether an import not finished is held by an instance that renewed it after `now`. Index _id. */
+    async heldAfter (importID: string, now: Date): Promise<boolean> {
+      return await imports.countDocuments({ _id: importID, state: { $in: [...UNFINISHED] }, until: { $gte: now } }, { ...inSession, limit: 1 }) === 1
+    },
+
+    /** Removes an import whose package never arrived whole, while `holder` holds it. */
+    async removeUploading (importID: string, holder: string): Promise<void> {
+      await imports.deleteOne({ _id: importID, holder, state: 'uploading' }, inSession)
     },
 
     /** Takes an abandoned import over; false when another instance did first. */
@@ -123,9 +139,9 @@ export function importsRepository (db: Db, session?: ClientSession) {
       return result.matchedCount === 1
     },
 
-    /** The user's imports running or waiting. Index user_created. */
-    unfinishedOf (userID: string): Promise<ImportDocument[]> {
-      return imports.find({ userID, state: { $in: ['queued', 'running', 'committing'] } }, inSession).toArray()
+    /** How many of the user's imports are arriving, waiting or running. Index user_created (its prefix). */
+    countUnfinished (userID: string): Promise<number> {
+      return imports.countDocuments({ userID, state: { $in: [...UNFINISHED] } }, inSession)
     },
 
     /** The ids of the user's imports that are done: those whose review histories are the user's. Index user_created (its prefix). */

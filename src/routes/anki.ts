@@ -116,18 +116,23 @@ const anki: FastifyPluginAsyncTypebox = async (app) => {
     }, async (request, reply) => {
       try {
         const { account, nextPart } = await form.open(app, request, reply)
-
-        const fields: { folder: string[], withScheduling?: string } = { folder: [] }
-        let part = await nextPart()
-        for (; part.done !== true && part.value.type === 'field'; part = await nextPart()) {
-          const value = String(part.value.value).normalize('NFC')
-          if (part.value.fieldname === 'folder') fields.folder.push(value)
-          else if (part.value.fieldname === 'withScheduling') fields.withScheduling = value.trim().toLowerCase()
-        }
-        if (part.done === true || part.value.type !== 'file') throw invalidForm('the form has no file after its fields')
-        const checked = importFields(fields)
-        const started = await ankiImport.start(account, { ...checked, fileName: part.value.filename }, part.value.file, async () => {
-          if ((await nextPart()).done !== true) throw invalidForm('the form holds more after the file')
+        // the account's place is taken (or refused) before the rest of the form is read
+        const started = await ankiImport.start(account, async () => {
+          const fields: { folder: string[], withScheduling?: string } = { folder: [] }
+          let part = await nextPart()
+          for (; part.done !== true && part.value.type === 'field'; part = await nextPart()) {
+            const value = String(part.value.value).normalize('NFC')
+            if (part.value.fieldname === 'folder') fields.folder.push(value)
+            else if (part.value.fieldname === 'withScheduling') fields.withScheduling = value.trim().toLowerCase()
+          }
+          if (part.done === true || part.value.type !== 'file') throw invalidForm('the form has no file after its fields')
+          return {
+            request: { ...importFields(fields), fileName: part.value.filename },
+            file: part.value.file,
+            formEnd: async () => {
+              if ((await nextPart()).done !== true) throw invalidForm('the form holds more after the file')
+            }
+          }
         })
         return await reply.code(202).send(started)
       } catch (error) {

@@ -69,6 +69,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
   too_many_requests: { status: 429, meaning: 'this user has too many requests, or too many uploads, under way at once; retry after Retry-After' },
   too_many_connections: { status: 429, meaning: 'too many connections open from this address' },
+  too_many_imports: { status: 429, meaning: 'import-anki: this account has 2 imports of Anki packages arriving, waiting or running, the most it may have at once; retry once one has ended (get-import-status), or after Retry-After' },
   service_overloaded: { status: 503, meaning: 'the service as a whole is saturated; retry after Retry-After' },
   database_unavailable: { status: 503, meaning: 'the database is unavailable or restarting; nothing was stored; retry after Retry-After' },
   internal_error: { status: 500, meaning: 'a failure of the service; the answer carries a requestId, the details are in the log' }

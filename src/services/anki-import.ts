@@ -3,6 +3,9 @@
 // until its plan is applied nothing of it is visible, and an instance that finds it abandoned (its
 // holder stopped renewing it) cleans its staging away; once the plan is applied (state committing,
 // written in the same transaction) the cards still staged are handed over by whoever finds it.
+// An account has at most a few imports arriving, waiting or running at once, counted in the
+// database; an instance runs one import at a time, taking the accounts in turn. Everything an import
+// puts on disk is in a folder of its own (imports/temporary-folders.ts), removed when it ends.
 import { createWriteStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -14,6 +17,7 @@ import { addFlashcard, createFolderPath, folderAtPath } from '../domain/library-
 import { newId } from '../domain/ids.js'
 import { Refusal } from '../domain/refusals.js'
 import { importWorker } from '../imports/importer.js'
+import { importFolders } from '../imports/temporary-folders.js'
 import type { StagedImport } from '../imports/stage.js'
 import type { CardContent } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
@@ -30,11 +34,16 @@ export interface ImportSettings {
   maxPackageBytes: number
   /** an import not renewed for this long is taken as abandoned by its instance */
   leaseMs: number
-  /** where packages wait for their import */
+  /** where packages wait for their import: a folder of each instance's in it */
   directory: string
+  /** the most imports one account may have arriving, waiting or running at once, across instances */
+  perAccount: number
 }
 
-export const DEFAULT_IMPORT_SETTINGS: ImportSettings = { maxPackageBytes: GIB, leaseMs: 15_000, directory: join(tmpdir(), 'flashcards-anki-imports') }
+export const DEFAULT_IMPORT_SETTINGS: ImportSettings = { maxPackageBytes: GIB, leaseMs: 15_000, directory: join(tmpdir(), 'flashcards-anki-imports'), perAccount: 2 }
+
+/** The Retry-After of an account refused for having too many imports under way: one of them may have ended by then. */
+const TOO_MANY_IMPORTS_RETRY_SECONDS = 30
 
 /** Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it (and is finished by whoever finds it unfinished). */
 const ATOMIC_CARDS = 20_000
@@ -44,6 +53,17 @@ export interface AnkiImportRequest {
   withScheduling: boolean
   fileName: string
 }
+
+/** The rest of the form of import-anki, read once the account has a place: its fields, then its file. */
+export interface AnkiImportForm {
+  request: AnkiImportRequest
+  file: AsyncIterable<Buffer>
+  /** checks that the form ends after the file */
+  formEnd: () => Promise<void>
+}
+
+/** An import waiting on this instance. */
+interface Turn { importID: string, userID: string, path: string }
 
 export interface ImportRuntime {
   instance: string
@@ -57,12 +77,60 @@ function mib (bytes: number): string {
 
 export function ankiImportService (context: ServiceContext, runtime: ImportRuntime, settings: ImportSettings = DEFAULT_IMPORT_SETTINGS) {
   const { repositories, clock } = context
-  const waiting: string[] = []
-  let running: { importID: string } | null = null
+  const waiting: Turn[] = []
+  /**
+   * The accounts with imports here, by when their wait began: when their first import arrived, or
+   * when their last one ended with more of theirs waiting. The longest waiting goes next, so that an
+   * account's second import waits for the imports that arrived while its first ran.
+   */
+  const waitingSince = new Map<string, number>()
+  let ticks = 0
+  /** imports whose package is arriving here: their place is taken, their import not queued yet */
+  const uploading = new Set<string>()
+  let running: Turn | null = null
   let closed = false
   const worker = importWorker(runtime.mongodbUrl)
+  const folders = importFolders(settings.directory, runtime.instance)
 
   const until = (): Date => new Date(clock().getTime() + settings.leaseMs)
+
+  /** Removes everything of an import on disk: its folder, with the package and what the staging wrote beside it. */
+  async function removeFolder (path: string): Promise<void> {
+    await rm(dirname(path), { recursive: true, force: true })
+  }
+
+  function stopping (): Refusal {
+    return new Refusal('service_overloaded', 'the service is stopping: send the package again in a moment', 5)
+  }
+
+  /**
+   * Takes one of the account's places for an import, in its transaction (two of one account run
+   * one after the other, on any instance): the import recorded as uploading, or 429 when the
+   * account has its most already.
+   */
+  async function takePlace (userID: string, importID: string, path: string): Promise<void> {
+    await context.userTransaction(userID, async (repositories) => {
+      const unfinished = await repositories.imports.countUnfinished(userID)
+      if (unfinished >= settings.perAccount) {
+        throw new Refusal('too_many_imports', `this account has ${unfinished} imports of Anki packages arriving, waiting or running, the most it may have at once: ` +
+          'send this package once one of them has ended (get-import-status), or retry after the seconds in Retry-After', TOO_MANY_IMPORTS_RETRY_SECONDS)
+      }
+      const now = clock()
+      await repositories.imports.insert({
+        _id: importID,
+        userID,
+        state: 'uploading',
+        percent: 0,
+        counts: { cards: 0, notes: 0, reviews: 0, media: 0 },
+        warnings: [],
+        request: { folder: [], withScheduling: true, fileName: '', path },
+        holder: runtime.instance,
+        until: until(),
+        createdAt: now,
+        updatedAt: now
+      })
+    })
+  }
 
   async function update (importID: string, changes: Partial<ImportDocument>): Promise<boolean> {
     return await repositories.imports.update(importID, runtime.instance, changes)
@@ -85,14 +153,13 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     return bytes
   }
 
-  /** Removes everything an import staged: its cards, its review histories, its content changes, its media files, its package. */
+  /** Removes everything an import staged in the database: its cards, its review histories, its content changes, its media files. */
   async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
     await repositories.cards.removeStaged(stagingOwner(document._id))
     await repositories.reviewHistories.removeImport(document.userID, document._id)
     await repositories.imports.dropStagedUpdates(document._id)
     // media staged before a plan named them stay listed for removal: the sweep takes them
     if (plan !== undefined && plan.media.length > 0) await removeFiles(context, plan.media.map((file) => file.fileId)).catch(() => 0)
-    await rm(dirname(document.request.path), { recursive: true, force: true })
   }
 
   /** The content changes of cards the user had, then the cards staged, handed to the user. Repeating it changes nothing more. */
@@ -190,7 +257,6 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   async function finish (document: ImportDocument, plan: ImportPlan, recovered?: 'finished'): Promise<void> {
     await handOver(repositories, document, plan)
     await update(document._id, { state: 'done', percent: 100, ...(recovered === undefined ? {} : { recovered, warnings: [...document.warnings, 'the service stopped while this import was being kept; it was finished when the service started again'] }) })
-    await rm(dirname(document.request.path), { recursive: true, force: true })
   }
 
   async function fail (document: ImportDocument, code: string, message: string, plan?: ImportPlan): Promise<void> {
@@ -198,11 +264,25 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     await update(document._id, { state: 'failed', error: { code, message } })
   }
 
-  async function run (importID: string): Promise<void> {
+  /**
+   * Runs an import waiting here. Its folder goes once the staging is over (nothing reads the
+   * package after it), so that an import shown done or failed has left nothing on disk; and
+   * whatever else ends it.
+   */
+  async function run (turn: Turn): Promise<void> {
+    try {
+      await stageAndKeep(turn.importID, turn.path)
+    } finally {
+      await removeFolder(turn.path)
+    }
+  }
+
+  async function stageAndKeep (importID: string, path: string): Promise<void> {
     const document = await repositories.imports.findById(importID)
     if (document === null || document.state !== 'queued') return
     const user = await repositories.users.findById(document.userID)
     if (user === null) {
+      await removeFolder(path)
       await fail(document, 'invalid_token', 'the account was deleted')
       return
     }
@@ -211,7 +291,6 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     renewal.unref()
     try {
       const now = clock()
-      running = { importID }
       const outcome = await worker.stage({
         importID,
         userID: document.userID,
@@ -224,6 +303,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         removeUnkeptMediaAt: now.getTime() + Math.max(context.media.graceSeconds * 1000, 24 * 3600 * 1000)
       }, (percent, counts) => { void repositories.imports.progress(importID, runtime.instance, percent, counts).catch(() => {}) })
       if (closed) return
+      await removeFolder(path)
       if (!outcome.ok) {
         if (outcome.code === 'internal_error') runtime.log.error({ importID, failure: outcome.message }, 'an Anki import failed')
         await fail(document, outcome.code, outcome.code === 'internal_error' ? 'the import failed in the service; nothing of it was kept: try again, and tell us if it fails again' : outcome.message)
@@ -243,54 +323,72 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       }
     } finally {
       clearInterval(renewal)
-      running = null
     }
   }
 
+  function queue (turn: Turn): void {
+    waiting.push(turn)
+    if (!waitingSince.has(turn.userID)) waitingSince.set(turn.userID, ++ticks)
+    next()
+  }
+
+  /** Starts the import of the account that has waited longest, unless one runs. */
   function next (): void {
     if (running !== null || closed) return
-    const importID = waiting.shift()
-    if (importID === undefined) return
-    running = { importID }
-    void run(importID)
-      .catch((error: unknown) => { runtime.log.error({ importID, err: error }, 'an Anki import stopped') })
-      .finally(() => { running = null; next() })
+    let chosen: Turn | undefined
+    for (const turn of waiting) {
+      if (chosen === undefined || (waitingSince.get(turn.userID) ?? 0) < (waitingSince.get(chosen.userID) ?? 0)) chosen = turn
+    }
+    if (chosen === undefined) return
+    const turn = chosen
+    waiting.splice(waiting.indexOf(turn), 1)
+    running = turn
+    void run(turn)
+      .catch((error: unknown) => { runtime.log.error({ importID: turn.importID, err: error }, 'an Anki import stopped') })
+      .finally(() => {
+        running = null
+        // its next import waits behind those that arrived meanwhile
+        if (waiting.some((other) => other.userID === turn.userID)) waitingSince.set(turn.userID, ++ticks)
+        else waitingSince.delete(turn.userID)
+        next()
+      })
   }
 
   return {
     /**
-     * Saves the package and queues its import; answers its id at once. The folder, when given,
-     * must exist; the rest is checked as the import runs, and get-import-status tells the outcome.
+     * Takes a place of the account's (429 too_many_imports when it has none left) before `form`
+     * reads anything more of the form, then saves the package and queues its import; answers its
+     * id at once. The folder, when given, must exist; the rest is checked as the import runs, and
+     * get-import-status tells the outcome. A form refused or cut off gives its place back.
      */
-    async start (account: UserDocument, request: AnkiImportRequest, file: AsyncIterable<Buffer>, formEnd: () => Promise<void>): Promise<{ importID: string }> {
-      if (request.folder.length > 0 && folderAtPath(await repositories.trees.read(account._id), request.folder) === null) {
-        throw new Refusal('folder_not_found', `no folder ${JSON.stringify(request.folder)}: create it first with create-folder, or leave folder out to import at the top`)
-      }
+    async start (account: UserDocument, form: () => Promise<AnkiImportForm>): Promise<{ importID: string }> {
+      if (closed) throw stopping()
       const importID = newId()
-      const path = join(settings.directory, importID, 'package')
+      const path = join(folders.folderOf(importID), 'package')
+      await takePlace(account._id, importID, path)
+      uploading.add(importID)
       try {
+        const { request, file, formEnd } = await form()
+        if (request.folder.length > 0 && folderAtPath(await repositories.trees.read(account._id), request.folder) === null) {
+          throw new Refusal('folder_not_found', `no folder ${JSON.stringify(request.folder)}: create it first with create-folder, or leave folder out to import at the top`)
+        }
+        if (closed) throw stopping()
         await save(file, path)
         await formEnd()
+        if (closed) throw stopping()
+        if (!await update(importID, { state: 'queued', request: { ...request, path }, until: until() })) {
+          throw new Refusal('changed_meanwhile', 'the service took this upload for abandoned while it arrived; nothing was imported: send the package again')
+        }
       } catch (error) {
-        await rm(dirname(path), { recursive: true, force: true })
+        await removeFolder(path)
+        if (closed) await folders.remove()
+        await repositories.imports.removeUploading(importID, runtime.instance)
+          .catch((failure: unknown) => { runtime.log.warn({ importID, err: failure }, 'the place of an import not received stays taken until its lease runs out') })
         throw error
+      } finally {
+        uploading.delete(importID)
       }
-      const now = clock()
-      await repositories.imports.insert({
-        _id: importID,
-        userID: account._id,
-        state: 'queued',
-        percent: 0,
-        counts: { cards: 0, notes: 0, reviews: 0, media: 0 },
-        warnings: [],
-        request: { ...request, path },
-        holder: runtime.instance,
-        until: until(),
-        createdAt: now,
-        updatedAt: now
-      })
-      waiting.push(importID)
-      next()
+      queue({ importID, userID: account._id, path })
       return { importID }
     },
 
@@ -308,14 +406,20 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       let recovered = 0
       for (const document of await repositories.imports.abandoned(clock())) {
         if (closed) break
-        // the imports under way or waiting here are this instance's, however late their renewal
-        if (running?.importID === document._id || waiting.includes(document._id)) continue
+        // the imports arriving, under way or waiting here are this instance's, however late their renewal
+        if (running?.importID === document._id || uploading.has(document._id) || waiting.some((turn) => turn.importID === document._id)) continue
         if (!await repositories.imports.takeOver(document, runtime.instance, until())) continue
         const held = { ...document, holder: runtime.instance }
-        if (document.state === 'committing' && document.plan !== undefined) {
+        // a package that never arrived whole was answered no importID: its place is simply given back
+        if (document.state === 'uploading') {
+          await removeFolder(document.request.path)
+          await repositories.imports.removeUploading(document._id, runtime.instance)
+        } else if (document.state === 'committing' && document.plan !== undefined) {
+          await removeFolder(document.request.path)
           await finish(held, document.plan, 'finished')
         } else {
           await clean(held, document.plan)
+          await removeFolder(document.request.path)
           await update(document._id, {
             state: 'failed',
             recovered: 'cleaned',
@@ -327,16 +431,33 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       return recovered
     },
 
-    /** Renews the imports waiting here, so that no instance takes them for abandoned. */
+    /** Renews the imports arriving and waiting here, so that no instance takes them for abandoned. */
     async renewWaiting (): Promise<void> {
-      for (const importID of [...waiting]) await update(importID, { until: until() })
+      for (const importID of [...uploading, ...waiting.map((turn) => turn.importID)]) await update(importID, { until: until() })
     },
 
-    /** Stops the import under way (the next start finds it abandoned) and refuses the ones waiting. */
+    /**
+     * Touches this instance's heartbeat in the temporary folder, and removes the folders of
+     * instances gone and of the layout before, unless their import is held by a live lease. Run
+     * at start and then every few seconds.
+     */
+    async keepFolders (): Promise<number> {
+      if (closed) return 0
+      return await folders.beat(async (importID) => await repositories.imports.heldAfter(importID, clock()))
+    },
+
+    /**
+     * Stops the import under way and leaves the ones waiting (the next start finds them abandoned
+     * and cleans them away), then removes this instance's folder: their packages with it. An upload
+     * still arriving is refused and its folder removed.
+     */
     async close (): Promise<void> {
       closed = true
       waiting.splice(0)
+      waitingSince.clear()
+      // the worker writes no more once ended; keeping a plan does not need the package
       await worker.close()
+      await folders.remove()
     }
   }
 }
@@ -348,7 +469,7 @@ export function importStatus (document: ImportDocument) {
   const counts: ImportCounts = document.counts
   return {
     importID: document._id,
-    state: document.state === 'committing' ? 'running' : document.state,
+    state: document.state === 'committing' ? 'running' : document.state === 'uploading' ? 'queued' : document.state,
     percent: String(Math.min(100, Math.max(0, Math.round(document.percent)))),
     cards: String(counts.cards),
     notes: String(counts.notes),
