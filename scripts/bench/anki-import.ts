@@ -2,7 +2,8 @@
 // through HTTP against the service as `npm start` runs it, and what it does to everyone else
 // meanwhile: two other users opening their cards 20 times a second each, and the resident memory of
 // the service (its import worker included) sampled throughout.
-import { readFile, stat } from 'node:fs/promises'
+import { openAsBlob } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import { writeAnkiPackage } from './anki-package.js'
 import { post } from './load.js'
@@ -50,14 +51,15 @@ export async function measureImport (origin: string, servicePid: number, package
   const token = await login(origin, IMPORTER, PASSWORD)
   const peers = await Promise.all(PEERS.map(async (email) => await login(origin, email, PASSWORD)))
   await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, 500)))
-  const file = await readFile(packagePath)
+  // the file as a Blob read from disk as it is sent: a package of a gigabyte is never held here
+  const file = await openAsBlob(packagePath)
   let peakRss = (await residentMemory(servicePid)) ?? 0
   const started = performance.now()
   let uploadMs = 0
   const importing = (async () => {
     const form = new FormData()
     form.append('jwtToken', token)
-    form.append('file', new Blob([new Uint8Array(file)]), 'generated.apkg')
+    form.append('file', file, 'generated.apkg')
     const response = await fetch(`${origin}/api/import-anki`, { method: 'POST', body: form })
     const answer = await response.json() as { importID?: string }
     uploadMs = performance.now() - started

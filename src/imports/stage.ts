@@ -336,6 +336,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let done = 0
   let lastReported = 0
   let leftOut = 0
+  /** characters of content staged, cards and changes: how large keeping them in one transaction would be */
+  let contentTotal = 0
   /** how many cards use each preset: the one most use becomes the learner's */
   const presetUses = new Map<number, number>()
   for (const { note, cards: noteCards } of rows.notesWithCards()) {
@@ -364,6 +366,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       counts.cards += 1
       if (earlier !== undefined) {
         const { html, media, ...rest } = stored.stored
+        contentTotal += contentCharacters(stored.stored)
         updateBatch.push({
           _id: newId(),
           importID,
@@ -412,6 +415,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         firstDue = cardSchedule.due
       }
       cardBatchCharacters += contentCharacters(stored.stored)
+      contentTotal += contentCharacters(stored.stored)
       if (history.length > 0) {
         historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
         historyBatchRows += history.length
@@ -457,6 +461,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     media: planned,
     cards: staged,
     updated,
+    contentCharacters: contentTotal,
     activity: [...activity].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([day, done]) => ({ day, ...done })),
     calendar: { timezone: calendar.timezone, dayStartHour: calendar.dayStartHour },
     ...(parameters === undefined ? {} : { parameters }),

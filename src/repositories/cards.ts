@@ -319,15 +319,24 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /**
-     * Gives the cards staged under `from` to the user, a flashcard at a time (an import puts at
-     * most the quota's cards in one, each write one update of the index user_flashcard's range;
-     * on the embedded engine this is three times faster than updates of listed ids). How many
-     * moved. Repeating it moves what is left.
+     * Gives the cards staged under `from` to the user, a flashcard at a time, at most `batch` cards
+     * a write, so that each write stays short whatever the cards hold (a write that rewrites
+     * hundreds of megabytes of cards outlasts the database's answer time). The last `batch` of a
+     * flashcard go in one update of the index user_flashcard's range, which on the embedded engine
+     * is three times faster than an update of listed ids. How many moved. Repeating it moves what
+     * is left.
      */
-    async handOver (from: string, userID: string, flashcardIDs: readonly string[]): Promise<number> {
+    async handOver (from: string, userID: string, flashcardIDs: readonly string[], batch = 5000): Promise<number> {
       let moved = 0
       for (const flashcardID of flashcardIDs) {
-        moved += (await cards.updateMany({ userID: from, flashcardID }, { $set: { userID } }, inSession)).modifiedCount
+        for (;;) {
+          const ids = (await cards.find({ userID: from, flashcardID }, { projection: { _id: 1 }, limit: batch + 1, session }).toArray()).map((card) => card._id)
+          if (ids.length <= batch) {
+            moved += (await cards.updateMany({ userID: from, flashcardID }, { $set: { userID } }, inSession)).modifiedCount
+            break
+          }
+          moved += (await cards.updateMany({ _id: { $in: ids.slice(0, batch) }, userID: from }, { $set: { userID } }, inSession)).modifiedCount
+        }
       }
       return moved
     },

@@ -35,6 +35,8 @@ export interface ImportPlan {
   cards: number
   /** cards of notes the user has already (matched by guid) whose content is replaced */
   updated: number
+  /** characters of content of the cards staged and the changes (absent in plans staged before it was counted) */
+  contentCharacters?: number
   /**
    * imported answers by the user's day, and of them the first answers of new cards (absent in
    * plans staged before they were counted)

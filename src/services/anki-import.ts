@@ -47,6 +47,8 @@ const TOO_MANY_IMPORTS_RETRY_SECONDS = 30
 
 /** Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it (and is finished by whoever finds it unfinished). */
 const ATOMIC_CARDS = 20_000
+/** and up to this many characters of content, cards and changes together: a transaction holds all it writes at once */
+const ATOMIC_CONTENT_CHARACTERS = 16_000_000
 
 export interface AnkiImportRequest {
   folder: string[]
@@ -204,7 +206,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     const { plan } = staged
     const { userID } = document
     const now = clock()
-    const atomic = plan.cards + plan.updated <= ATOMIC_CARDS
+    const atomic = plan.cards + plan.updated <= ATOMIC_CARDS && (plan.contentCharacters ?? 0) <= ATOMIC_CONTENT_CHARACTERS
     const tree = await context.userTransaction(userID, async (repositories) => {
       const tree = await repositories.trees.openForEdit(userID)
       let nodes = 0
