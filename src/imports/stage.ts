@@ -144,11 +144,11 @@ function deckNameOf (deck: AnkiDeck): string {
 }
 
 /** Runs `work`, a refusal of it naming `what` (a deck, a note) first: the learner finds it in Anki by that. */
-function naming<T> (what: string, work: () => T): T {
+function naming<T> (what: () => string, work: () => T): T {
   try {
     return work()
   } catch (error) {
-    if (error instanceof Refusal) throw new Refusal(error.code, `${what}: ${error.message}`)
+    if (error instanceof Refusal) throw new Refusal(error.code, `${what()}: ${error.message}`)
     throw error
   }
 }
@@ -267,7 +267,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     const at = JSON.stringify([...placement.folder, placement.flashcardName])
     let flashcardID = flashcardAt.get(at)
     if (flashcardID === undefined) {
-      const id = naming(`the deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)}`, () => {
+      const id = naming(() => `the deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)}`, () => {
         createFolderPath(trial, placement.folder, newId)
         const found = folderAtPath(trial, placement.folder)?.flashcards.find((flashcard) => flashcard.name === placement.flashcardName)
         const id = found?.id ?? newId()
@@ -281,6 +281,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     flashcardOfDeck.set(deckId, flashcardID)
   }
 
+  const plannedOf = new Map(flashcards.map((flashcard) => [flashcard.flashcardID, flashcard]))
   const deckNames = new Map(decks.map((deck) => [deck.id, deck.path.join('::')]))
   const notetypes = new Map(header.notetypes.map((notetype) => [notetype.id, notetype]))
   const schedule = cardScheduler({ collection: header, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
@@ -354,7 +355,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       const deckId = deckOf(card)
       const preset = presetOf(header, deckId)
       if (preset !== undefined) presetUses.set(preset.id, (presetUses.get(preset.id) ?? 0) + 1)
-      const stored = naming(`the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
+      const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
         const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
         return content.kind === 'cloze'
           ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber) }
@@ -414,8 +415,12 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
         firstDue = cardSchedule.due
       }
-      cardBatchCharacters += contentCharacters(stored.stored)
-      contentTotal += contentCharacters(stored.stored)
+      const characters = contentCharacters(stored.stored)
+      cardBatchCharacters += characters
+      contentTotal += characters
+      const into = plannedOf.get(flashcardID) as PlannedFlashcard
+      into.cards = (into.cards ?? 0) + 1
+      into.contentCharacters = (into.contentCharacters ?? 0) + characters
       if (history.length > 0) {
         historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
         historyBatchRows += history.length

@@ -319,16 +319,16 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /**
-     * Gives the cards staged under `from` to the user, a flashcard at a time, at most `batch` cards
-     * a write, so that each write stays short whatever the cards hold (a write that rewrites
+     * Gives the cards staged under `from` to the user, a flashcard at a time, at most its `batch`
+     * cards a write, so that each write stays short whatever the cards hold (one that rewrites
      * hundreds of megabytes of cards outlasts the database's answer time). The last `batch` of a
      * flashcard go in one update of the index user_flashcard's range, which on the embedded engine
      * is three times faster than an update of listed ids. How many moved. Repeating it moves what
      * is left.
      */
-    async handOver (from: string, userID: string, flashcardIDs: readonly string[], batch = 5000): Promise<number> {
+    async handOver (from: string, userID: string, flashcards: ReadonlyArray<{ flashcardID: string, batch: number }>): Promise<number> {
       let moved = 0
-      for (const flashcardID of flashcardIDs) {
+      for (const { flashcardID, batch } of flashcards) {
         for (;;) {
           const ids = (await cards.find({ userID: from, flashcardID }, { projection: { _id: 1 }, limit: batch + 1, session }).toArray()).map((card) => card._id)
           if (ids.length <= batch) {

@@ -16,6 +16,9 @@ export interface PlannedFlashcard {
   folder: string[]
   name: string
   existing: boolean
+  /** the cards staged into it and their characters of content (absent in plans staged before they were counted) */
+  cards?: number
+  contentCharacters?: number
 }
 
 /** A media file an import wrote into GridFS, to be recorded under this id when the import is kept. */

@@ -22,7 +22,7 @@ import type { StagedImport } from '../imports/stage.js'
 import type { CardContent } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
 import type { Repositories } from '../repositories/index.js'
-import { stagingOwner, type ImportCounts, type ImportDocument, type ImportPlan } from '../repositories/imports.js'
+import { stagingOwner, type ImportCounts, type ImportDocument, type ImportPlan, type PlannedFlashcard } from '../repositories/imports.js'
 import type { UserDocument } from '../repositories/users.js'
 import { addToUsageWithinQuotas, type ServiceContext } from './context.js'
 import { removeFiles } from './media.js'
@@ -49,6 +49,14 @@ const TOO_MANY_IMPORTS_RETRY_SECONDS = 30
 const ATOMIC_CARDS = 20_000
 /** and up to this many characters of content, cards and changes together: a transaction holds all it writes at once */
 const ATOMIC_CONTENT_CHARACTERS = 16_000_000
+/** The most characters of content one write of the hand-over moves (see cards.handOver). */
+const HANDOVER_CHARACTERS = 16_000_000
+
+/** How many of a flashcard's staged cards one write of the hand-over moves: as many as make HANDOVER_CHARACTERS, between 500 and 20,000. */
+function handOverBatch (flashcard: PlannedFlashcard): number {
+  const perCard = (flashcard.contentCharacters ?? 0) / Math.max(1, flashcard.cards ?? 0)
+  return Math.max(500, Math.min(ATOMIC_CARDS, Math.floor(HANDOVER_CHARACTERS / Math.max(1, perCard))))
+}
 
 export interface AnkiImportRequest {
   folder: string[]
@@ -177,7 +185,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     for (const [flashcardID, changes] of byFlashcard) {
       for (let start = 0; start < changes.length; start += 2000) await repositories.cards.setContents(document.userID, flashcardID, changes.slice(start, start + 2000))
     }
-    await repositories.cards.handOver(stagingOwner(document._id), document.userID, plan.flashcards.map((flashcard) => flashcard.flashcardID))
+    await repositories.cards.handOver(stagingOwner(document._id), document.userID, plan.flashcards.map((flashcard) => ({ flashcardID: flashcard.flashcardID, batch: handOverBatch(flashcard) })))
     await repositories.imports.dropStagedUpdates(document._id)
   }
 
