@@ -22,6 +22,9 @@ export interface ImportWorker {
   close: () => Promise<void>
 }
 
+/** The most JavaScript heap an import's worker thread may hold, MiB. */
+export const WORKER_HEAP_MIB = 512
+
 export function importWorker (mongodbUrl: string, idleMs = 30_000): ImportWorker {
   let worker: Worker | null = null
   let running: Running | null = null
@@ -47,7 +50,13 @@ export function importWorker (mongodbUrl: string, idleMs = 30_000): ImportWorker
   const workerFor = (): Worker => {
     if (worker !== null) return worker
     // the worker is TypeScript, as the service is; tsx loads it there as it does here
-    const started = new Worker(new URL('./worker.ts', import.meta.url), { execArgv: ['--import', 'tsx'], workerData: { mongodbUrl } })
+    // the import's memory is bounded by design (docs/anki.md); the cap makes that bound hold: an
+    // import that would need more fails (the worker stops) and the service goes on
+    const started = new Worker(new URL('./worker.ts', import.meta.url), {
+      execArgv: ['--import', 'tsx'],
+      workerData: { mongodbUrl },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MIB }
+    })
     started.unref()
     started.on('message', (message: WorkerMessage) => {
       if (running === null || message.id !== running.id) return
