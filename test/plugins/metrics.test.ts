@@ -94,8 +94,9 @@ test('the counts move as requests are made', async (t) => {
   t.equal((sample(after, 'flashcards_refusals_total', { code: 'invalid_field' }) ?? 0) - (sample(before, 'flashcards_refusals_total', { code: 'invalid_field' }) ?? 0), 1, 'create-folder of an empty path')
 })
 
-test('/metrics is not there without the token', async (t) => {
+test('/metrics answers its token only: without it, it is not there', async (t) => {
   const app = await buildTestApp(t, import.meta.filename, { metrics: { token: TOKEN } })
+  t.match(await scrape(app), '# TYPE flashcards_refusals_total counter', 'with the token')
   const nowhere = (await app.inject({ method: 'GET', url: '/nowhere' })).json<{ code: string }>()
   t.equal(nowhere.code, 'unknown_operation')
   for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Basic ${TOKEN}`, TOKEN, 'Bearer ']) {
