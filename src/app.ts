@@ -16,6 +16,7 @@ import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type C
 import timing from './plugins/timing.js'
 import fitting from './plugins/fitting.js'
 import ankiImports from './plugins/anki-imports.js'
+import metrics, { type MetricsOptions } from './plugins/metrics.js'
 import anki from './routes/anki.js'
 import { DEFAULT_IMPORT_SETTINGS, type ImportSettings } from './services/anki-import.js'
 import type { FitterOptions } from './fitting/fitter.js'
@@ -83,6 +84,8 @@ export interface AppConfig {
   fitting?: Partial<FitterOptions & FittingSettings>
   /** imports of Anki packages: their size limit, how long an instance holds one without renewing it, where packages wait; defaults in services/anki-import.ts */
   imports?: Partial<ImportSettings>
+  /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
+  metrics?: MetricsOptions
 }
 
 /** The whole service as one plugin tree, not yet listening. */
@@ -141,6 +144,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     instance
   }, { instance, mongodbUrl: config.mongodbUrl, log: app.log }, app.importSettings))
   await app.register(ankiImports)
+  await app.register(metrics, config.metrics ?? {})
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
 
   await app.register(health)

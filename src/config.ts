@@ -75,6 +75,15 @@ export const ConfigSchema = Type.Object({
     default: 15,
     description: 'an import of an Anki package its instance has not renewed for this long is taken over by another instance (or by this one once restarted): finished if it was being kept, cleaned away otherwise'
   }),
+  METRICS_TOKEN: Type.Optional(Type.String({
+    minLength: 32,
+    description: 'bearer token that GET /metrics (Prometheus text format) asks for (at least 32 characters); without it, or with METRICS_PORT set, /metrics is not served on PORT'
+  })),
+  METRICS_PORT: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    description: 'a port of its own, on 127.0.0.1 only, that serves GET /metrics (asking for METRICS_TOKEN too when that is set); not PORT'
+  })),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -83,7 +92,7 @@ export type Config = Static<typeof ConfigSchema>
 // Secrets are described by their length only: a start-up message must not print them.
 function describeGiven (name: string, value: unknown): string {
   if (value === undefined) return 'nothing'
-  if (name === 'JWT_SECRET') return `a secret of ${String(value).length} characters`
+  if (name === 'JWT_SECRET' || name === 'METRICS_TOKEN') return `a secret of ${String(value).length} characters`
   if (name === 'MONGODB_URL') return JSON.stringify(String(value).replace(/^([a-z+]*:\/*)[^@]*@/i, '$1***@'))
   return JSON.stringify(value)
 }
@@ -103,7 +112,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'UPLOAD_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'UPLOAD_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS', 'METRICS_PORT'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)
@@ -118,8 +127,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
         : error.message
       return `${name}: ${error.schema.description ?? ''} (${expected}; got ${describeGiven(name, raw[name])})`
     })
+  const config = candidate as Config
+  if (problems.length === 0 && config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
+    problems.push(`METRICS_PORT: ${ConfigSchema.properties.METRICS_PORT.description ?? ''} (expected another port than PORT's; got ${config.METRICS_PORT})`)
+  }
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }
-  return candidate as Config
+  return config
 }

@@ -48,7 +48,8 @@ async function main (): Promise<void> {
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== ''),
     connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, uploadTimeoutMs: config.UPLOAD_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS },
     media: { graceSeconds: config.MEDIA_GRACE_SECONDS, urlLifetimeSeconds: config.MEDIA_URL_LIFETIME_SECONDS, sweepEverySeconds: config.MEDIA_SWEEP_SECONDS },
-    imports: { leaseMs: config.IMPORT_LEASE_SECONDS * 1000 }
+    imports: { leaseMs: config.IMPORT_LEASE_SECONDS * 1000 },
+    metrics: { token: config.METRICS_TOKEN, port: config.METRICS_PORT }
   }).catch(async (error: unknown) => {
     await runtime.stop()
     throw error

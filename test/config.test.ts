@@ -32,7 +32,12 @@ test('a wrong value stops start-up with a message naming the variable', async (t
     [{ MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /MAX_CONNECTIONS_PER_ADDRESS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL.*expected one of fatal, error, warn, info, debug, trace, silent/],
     [{ MONGODB_URL: 'http://localhost:27017' }, /MONGODB_URL/],
-    [{ JWT_SECRET: 'too-short' }, /JWT_SECRET/]
+    [{ JWT_SECRET: 'too-short' }, /JWT_SECRET/],
+    [{ METRICS_TOKEN: 'too-short' }, /METRICS_TOKEN/],
+    [{ METRICS_PORT: '9100.5' }, /METRICS_PORT/],
+    [{ METRICS_PORT: '0' }, /METRICS_PORT/],
+    [{ METRICS_PORT: '3000' }, /METRICS_PORT.*another port than PORT's/],
+    [{ METRICS_PORT: '8080', PORT: '8080' }, /METRICS_PORT.*another port than PORT's/]
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))
@@ -47,6 +52,19 @@ test('a rejected secret is not printed', async (t) => {
     t.ok(error instanceof ConfigError)
     t.notMatch((error as Error).message, /hunter2/)
     t.match((error as Error).message, /14 characters/)
+  }
+})
+
+test('the metrics settings are read, and a rejected metrics token is not printed', async (t) => {
+  const config = loadConfig({ METRICS_TOKEN: 'm'.repeat(40), METRICS_PORT: '9100' })
+  t.equal(config.METRICS_TOKEN, 'm'.repeat(40))
+  t.equal(config.METRICS_PORT, 9100)
+  try {
+    loadConfig({ METRICS_TOKEN: 'scrape-me-please' })
+    t.fail('should have thrown')
+  } catch (error) {
+    t.notMatch((error as Error).message, /scrape-me/)
+    t.match((error as Error).message, /METRICS_TOKEN.*16 characters/)
   }
 })
 

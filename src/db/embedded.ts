@@ -59,6 +59,8 @@ export const DEFAULT_CACHE_SIZE = '512M'
 
 const LISTENING = /secantusd-rs listening on (127\.0\.0\.1:\d+)/
 const PID_FILE = 'secantusd.pid'
+/** where the server listens, beside its pid: what a script finds a running server by (runningEmbeddedDatabase) */
+const ADDRESS_FILE = 'secantusd.address'
 
 /**
  * Starts SecantusDB's secantusd-rs (the MongoDB wire protocol over WiredTiger)
@@ -95,6 +97,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     ], { stdio: ['ignore', 'pipe', 'pipe'] })
     const address = await waitForAddress(child, options.startTimeoutMs ?? 60_000, log)
     await writeFile(join(dataDir, PID_FILE), String(child.pid))
+    await writeFile(join(dataDir, ADDRESS_FILE), address)
     return { child, address }
   }
 
@@ -164,6 +167,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
       await restarting
       await stopProcess(child)
       await rm(join(dataDir, PID_FILE), { force: true })
+      await rm(join(dataDir, ADDRESS_FILE), { force: true })
       process.off('exit', killOnExit)
     }
   }
@@ -205,16 +209,40 @@ function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: str
   })
 }
 
+/** The pid of the server running on `dataDir`, if one is: the pid file's, while /proc shows it serving that folder. */
+async function serverOf (dataDir: string): Promise<number | null> {
+  const pid = Number(await readFile(join(dataDir, PID_FILE), 'utf8').catch(() => ''))
+  if (!Number.isInteger(pid) || pid <= 0) return null
+  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+  return commandLine.includes('secantusd-rs') && commandLine.includes(dataDir) ? pid : null
+}
+
+/**
+ * The URL of the server running on `dataDir` (a service's, or one a killed service left), or null
+ * when none runs there. A script that works on the data of a running service (npm run admin)
+ * connects to it: starting another on the folder would stop the service's (stopLeftover). A server
+ * whose address was not written (started by an earlier version) is an error, for the same reason.
+ */
+export async function runningEmbeddedDatabase (dataDir: string): Promise<string | null> {
+  const folder = resolve(dataDir)
+  const pid = await serverOf(folder)
+  if (pid === null) return null
+  const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
+  if (!/^127\.0\.0\.1:\d+$/.test(address)) {
+    throw new Error(`secantusd-rs ${pid} serves ${folder}, but where it listens is not written beside it: ` +
+      'stop the service that runs it (or start it again with this version), then run this again')
+  }
+  return `mongodb://${address}`
+}
+
 /**
  * A server left running on this folder by a service that was killed outright
  * still holds WiredTiger's lock, and a new one could not open the files: it
  * is stopped first, if it is still the database of this folder.
  */
 async function stopLeftover (dataDir: string, log: (line: string) => void): Promise<void> {
-  const pid = Number(await readFile(join(dataDir, PID_FILE), 'utf8').catch(() => ''))
-  if (!Number.isInteger(pid) || pid <= 0) return
-  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
-  if (!commandLine.includes('secantusd-rs') || !commandLine.includes(dataDir)) return
+  const pid = await serverOf(dataDir)
+  if (pid === null) return
   log(`stopping secantusd-rs ${pid}, left running on ${dataDir} by an earlier start`)
   process.kill(pid, 'SIGTERM')
   for (let waited = 0; waited < 10_000; waited += 100) {

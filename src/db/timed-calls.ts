@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { performance } from 'node:perf_hooks'
-import { AbstractCursor, Collection, type Db, type Document } from 'mongodb'
+import { AbstractCursor, AggregationCursor, Collection, FindCursor, type Db, type Document } from 'mongodb'
 
 /** Where one request's time went so far: database calls against the rest. */
 export interface RequestTiming {
@@ -11,6 +11,17 @@ export interface RequestTiming {
   calls: number
   running: number
   busySince: number
+  /** told of each database call once it settles (the metrics' latency of database calls, plugins/metrics.ts) */
+  onCall?: (call: DatabaseCall) => void
+}
+
+/** One database call of a request, as metrics count it: names from the code, never from the data. */
+export interface DatabaseCall {
+  /** the collection called, or `(database)` for a command of the database itself */
+  collection: string
+  /** the method called (`findOne`, `updateOne`...); a cursor's reads are its kind's (`find`, `aggregate`) */
+  operation: string
+  seconds: number
 }
 
 const requests = new AsyncLocalStorage<RequestTiming>()
@@ -34,7 +45,7 @@ function isPromise (value: unknown): value is Promise<unknown> {
  * The call ends when its documents are in hand: the driver's encoding and
  * decoding belong to it.
  */
-function timedCall (target: object, method: (...args: unknown[]) => unknown, args: unknown[]): unknown {
+function timedCall (target: object, key: PropertyKey, method: (...args: unknown[]) => unknown, args: unknown[]): unknown {
   const timing = requests.getStore()
   if (timing === undefined) return method.apply(target, args)
   const startedAt = performance.now()
@@ -43,8 +54,20 @@ function timedCall (target: object, method: (...args: unknown[]) => unknown, arg
   timing.calls += 1
   if (timing.running++ === 0) timing.busySince = startedAt
   return result.finally(() => {
-    if (--timing.running === 0) timing.databaseMs += performance.now() - timing.busySince
+    const endedAt = performance.now()
+    if (--timing.running === 0) timing.databaseMs += endedAt - timing.busySince
+    timing.onCall?.({ ...callSite(target, key), seconds: (endedAt - startedAt) / 1000 })
   })
+}
+
+/** The collection and operation of a call, for metrics: their names are the code's, so their number is bounded. */
+function callSite (target: object, key: PropertyKey): { collection: string, operation: string } {
+  if (target instanceof Collection) return { collection: target.collectionName, operation: String(key) }
+  if (target instanceof AbstractCursor) {
+    const operation = target instanceof FindCursor ? 'find' : target instanceof AggregationCursor ? 'aggregate' : 'cursor'
+    return { collection: target.namespace.collection ?? '(database)', operation }
+  }
+  return { collection: '(database)', operation: String(key) }
 }
 
 /**
@@ -61,7 +84,7 @@ function timed<T extends object> (target: T, wrap: (value: unknown) => unknown):
       let method = methods.get(key)
       if (method === undefined) {
         method = (...args: unknown[]) => {
-          const result = timedCall(object, value as (...args: unknown[]) => unknown, args)
+          const result = timedCall(object, key, value as (...args: unknown[]) => unknown, args)
           return result === object ? proxy : wrap(result)
         }
         methods.set(key, method)

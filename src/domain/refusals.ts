@@ -36,6 +36,7 @@ export const REFUSAL_CODES = [
   'invalid_token',
   'wrong_credentials',
   'wrong_password',
+  'account_disabled',
   'email_taken',
   // values the rules refuse
   'invalid_name',
@@ -101,6 +102,14 @@ export const INVALID_TOKEN = 'invalid or expired token'
 /** A token that is invalid, expired, forged, of an ended generation, or of an account that is gone: one answer for all. */
 export function invalidToken (): Refusal {
   return new Refusal('invalid_token', INVALID_TOKEN)
+}
+
+/**
+ * The account is disabled by the service's operator (npm run admin -- disable): its login, once the
+ * password is right, and its tokens are refused until it is enabled again.
+ */
+export function accountDisabled (): Refusal {
+  return new Refusal('account_disabled', 'this account is disabled: ask the service\'s operator to enable it')
 }
 
 /** Too many login or register attempts; the client may try again after `seconds`. */

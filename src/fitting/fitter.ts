@@ -24,6 +24,8 @@ export interface Fitter {
   warm: () => void
   /** jobs running or waiting */
   readonly pending: number
+  /** jobs waiting for the one running */
+  readonly waiting: number
   /** ends the worker; jobs still waiting are refused */
   close: () => Promise<void>
 }
@@ -96,6 +98,9 @@ export function createFitter (options: Partial<FitterOptions> = {}): Fitter {
     },
     get pending () {
       return waiting.length + (running === null ? 0 : 1)
+    },
+    get waiting () {
+      return waiting.length
     },
     close: async () => {
       closed = true

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { UserDocument } from '../repositories/users.js'
-import { invalidToken } from '../domain/refusals.js'
+import { accountDisabled, invalidToken } from '../domain/refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,7 +11,7 @@ declare module 'fastify' {
     /**
      * The account a body token names, or null for any invalid, expired, forged
      * or orphaned token; once the user's requests under way leave room for this
-     * one (503 otherwise)
+     * one (503 otherwise). 403 account_disabled for a token of a disabled account.
      */
     authenticateAndAdmit: (token: unknown, reply: FastifyReply) => Promise<UserDocument | null>
     /** preHandler: reads `jwtToken` from the body, sets `request.account`, or answers 401 */
@@ -112,9 +112,14 @@ export default fp<AuthOptions>(async function auth (app, options) {
     return claims
   }
 
-  /** The account the claims name: it must still exist, in the token's generation. A token outlives nothing. */
+  /**
+   * The account the claims name: it must still exist, in the token's generation. A token outlives
+   * nothing. Read on every request, so that a disabled account is refused at once on every instance;
+   * its holder is told so, whatever the token's generation (disabling ended the generation too).
+   */
   async function accountOf (claims: VerifiedToken): Promise<UserDocument | null> {
     const account = await app.repositories.users.findById(claims.userID)
+    if (account?.disabledAt !== undefined) throw accountDisabled()
     if (account === null || (account.tokenGeneration ?? 0) !== claims.generation) return null
     return account
   }

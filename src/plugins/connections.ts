@@ -3,6 +3,7 @@ import { Socket } from 'node:net'
 import type { ServerOptions } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { RefusalCode } from '../domain/refusals.js'
+import type { Refusals } from './errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -83,24 +84,30 @@ interface Arrival {
   elapsed: () => number
   brought: () => number
   /** answers 408 with this answer, gives its place back and closes its connection */
-  cut: (answer: string) => void
+  cut: (answer: RawAnswer) => void
 }
 
-/** An answer written straight to the socket, before any request reached Fastify, in the error contract. */
-function rawAnswer (status: string, headers: string, code: RefusalCode, error: string): string {
+/** An answer written straight to the socket, before any request reached Fastify, in the error contract: its code, and its text. */
+interface RawAnswer { code: RefusalCode, text: string }
+
+function rawAnswer (status: string, headers: string, code: RefusalCode, error: string): RawAnswer {
   const body = JSON.stringify({ error, code })
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Cache-Control: no-store\r\nConnection: close\r\n${headers}\r\n${body}`
+  return {
+    code,
+    text: `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n${headers}\r\n${body}`
+  }
 }
 
-function timedOutAnswer (ms: number, what = 'the request'): string {
+function timedOutAnswer (ms: number, what = 'the request'): RawAnswer {
   return rawAnswer('408 Request Timeout', '', 'request_timeout', `${what} did not arrive whole within ${ms / 1000} seconds: send its headers and body at once`)
 }
 
 /** Answers 408 on the request's connection, which is then closed; what was read of the request is dropped. */
-function cutOff (socket: Socket, answer: string): void {
+function cutOff (socket: Socket, answer: RawAnswer, refusals: Refusals): void {
   if (socket.destroyed) return
-  if (socket.writable) socket.end(answer)
+  refusals.answered(answer.code)
+  if (socket.writable) socket.end(answer.text)
   socket.destroySoon()
 }
 
@@ -128,7 +135,7 @@ export function connectionServerOptions (limits: ConnectionLimits): Pick<Fastify
         ? timedOut
         : error.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge : malformed
       this.log.debug({ err: error, remoteAddress: socket.remoteAddress }, 'client error before a request was read')
-      cutOff(socket, answer)
+      cutOff(socket, answer, this.refusals)
     }
   }
 }
@@ -154,7 +161,7 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
   const tooSlow = rawAnswer('408 Request Timeout', '', 'request_timeout',
     `the upload brought less than ${UPLOAD_PACE.baseBytes / 1024} KiB in ${seconds} seconds: send it over a faster link, or send a smaller file`)
   const kib = (bytes: number): number => Math.floor(bytes / 1024)
-  const busy = (why: string, brought: number, floor: number): string => rawAnswer('408 Request Timeout', '', 'request_timeout',
+  const busy = (why: string, brought: number, floor: number): RawAnswer => rawAnswer('408 Request Timeout', '', 'request_timeout',
     `the service is busy (${why}), and this upload brought ${kib(brought)} KiB per ${seconds} seconds, less than the ${kib(floor)} KiB ` +
     'it asks of each upload now: retry over a faster link, or later')
 
@@ -203,7 +210,7 @@ function bodyDeadlines (app: FastifyInstance, limits: ConnectionLimits): void {
       cut (answer) {
         stop()
         held.delete(request)
-        cutOff(socket, answer)
+        cutOff(socket, answer, app.refusals)
       }
     }
     arrivals.set(request, arrival)
@@ -258,7 +265,8 @@ export default fp<ConnectionLimits>(async function connections (app, limits) {
     const address = socket.remoteAddress ?? ''
     const count = (open.get(address) ?? 0) + 1
     if (count > limits.perAddress) {
-      socket.end(tooMany)
+      app.refusals.answered(tooMany.code)
+      socket.end(tooMany.text)
       socket.destroySoon()
       return
     }
@@ -269,4 +277,4 @@ export default fp<ConnectionLimits>(async function connections (app, limits) {
       else open.set(address, left)
     })
   })
-}, { name: 'connections' })
+}, { name: 'connections', dependencies: ['errors'] })

@@ -168,7 +168,7 @@ async function checkTransactions (db: Db): Promise<void> {
  * of waiting: once the time allowed for the last error's kind has passed,
  * the attempt stops before touching the database.
  */
-async function inTransaction<T> (client: MongoClient, db: Db, caches: RepositoryCaches, timeouts: DatabaseTimeouts, work: (repositories: Repositories) => Promise<T>): Promise<T> {
+export async function inTransaction<T> (client: MongoClient, db: Db, caches: RepositoryCaches, timeouts: DatabaseTimeouts, work: (repositories: Repositories) => Promise<T>): Promise<T> {
   const session = client.startSession()
   const startedAt = Date.now()
   let lastError: MongoError | null = null

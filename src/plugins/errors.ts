@@ -4,13 +4,35 @@ import {
   MongoBulkWriteError, MongoClientClosedError, MongoExpiredSessionError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError,
   MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError
 } from 'mongodb'
-import { Refusal } from '../domain/refusals.js'
+import { Refusal, type RefusalCode } from '../domain/refusals.js'
 import { statusOf } from '../schemas/errors.js'
 import { Id } from '../schemas/common.js'
 import { EMAIL_PATTERN } from '../schemas/accounts.js'
 import { PARENT_ID_PATTERN } from '../schemas/library-manage.js'
 import { REVIEW_ID_PATTERN } from '../schemas/study.js'
 import { NAME_PATTERN } from '../domain/names.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** every refusal answered, by its code, wherever it is answered: what metrics count (plugins/metrics.ts) */
+    refusals: Refusals
+  }
+}
+
+export interface Refusals {
+  /** said by what answers a refusal, once per answer */
+  answered: (code: RefusalCode) => void
+  /** `listener` hears of every refusal answered from now on */
+  listen: (listener: (code: RefusalCode) => void) => void
+}
+
+function refusalListeners (): Refusals {
+  const listeners: Array<(code: RefusalCode) => void> = []
+  return {
+    answered: (code) => { for (const listener of listeners) listener(code) },
+    listen: (listener) => { listeners.push(listener) }
+  }
+}
 
 /** What a Fastify error (raised before a route's handler) is, as a refusal; null for what is not the client's doing. */
 function frameworkRefusal (error: FastifyError, request: FastifyRequest): Refusal | null {
@@ -41,12 +63,14 @@ function frameworkRefusal (error: FastifyError, request: FastifyRequest): Refusa
  * logged with the request id and masked for the client.
  */
 export default fp(async function errors (app) {
+  app.decorate('refusals', refusalListeners())
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refusal = error instanceof Refusal
       ? error
       : isDatabaseUnavailable(error)
         ? new Refusal('database_unavailable', 'the database is unavailable; nothing was stored: retry shortly', DATABASE_RETRY_AFTER_SECONDS)
         : frameworkRefusal(error, request)
+    app.refusals.answered(refusal?.code ?? 'internal_error')
     if (refusal === null) {
       request.log.error({ err: error }, 'request failed')
       return reply.code(500).send({ error: 'internal error', code: 'internal_error', requestId: request.id })
@@ -70,14 +94,22 @@ export default fp(async function errors (app) {
     // the operation exists, asked for with another method: say which one it takes
     const allowed = ['GET', 'POST'].filter((method) => app.hasRoute({ method, url: path }))
     if (allowed.length > 0) {
+      app.refusals.answered('method_not_allowed')
       return reply.code(405).header('allow', allowed.join(', ')).send({
         error: `${path} takes ${allowed.join(' or ')}, not ${request.method}${allowed.includes('POST') ? ', with a JSON body' : ''}`,
         code: 'method_not_allowed'
       })
     }
-    return reply.code(404).send({ error: `no operation ${request.method} ${path}: see /docs for the operations`, code: 'unknown_operation' })
+    const refusal = unknownOperation(request.method, path)
+    app.refusals.answered(refusal.code)
+    return reply.code(404).send({ error: refusal.message, code: refusal.code })
   })
 }, { name: 'errors' })
+
+/** What the service answers a path it does not have, or does not show to this request (404). */
+export function unknownOperation (method: string, path: string): Refusal {
+  return new Refusal('unknown_operation', `no operation ${method} ${path}: see /docs for the operations`)
+}
 
 /**
  * Errors of the router itself, met before a request reaches a route or the
@@ -89,6 +121,7 @@ export function frameworkErrors (error: FastifyError, _request: FastifyRequest, 
   const refusal = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? new Refusal('malformed_request', 'a part of the path is longer than any id this service gives: send an id as it was given')
     : new Refusal('malformed_request', 'the path is not a valid URL (a broken %-escape): send the path as it was given')
+  reply.server.refusals.answered(refusal.code)
   void reply.code(statusOf(refusal.code)).send({ error: refusal.message, code: refusal.code })
 }
 

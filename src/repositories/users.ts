@@ -41,6 +41,8 @@ export interface UserDocument extends UserSettings {
   scheduleFit?: FitReport
   /** the earliest instant a buried card of the account comes back (domain/card-states.ts); absent when none is buried */
   buriedUntil?: Date
+  /** when the service's operator disabled the account (npm run admin -- disable); absent while it is enabled */
+  disabledAt?: Date
   /** the account's cards were written before search, and their search pages are still to be made (services/search.ts) */
   searchPending?: boolean
   createdAt: Date
@@ -320,6 +322,21 @@ export function usersRepository (db: Db, session?: ClientSession) {
         after
       )
       return user === null ? null : user.tokenGeneration ?? 0
+    },
+
+    /**
+     * Disables the account and starts a new token generation in the same write: every token
+     * issued before ends at once, on every instance (each request reads the account), and no
+     * login that read the account before this write hands out a token that works. Only an enabled
+     * account changes: the account now, or null when it was disabled already or is gone.
+     */
+    disable (userID: string, at: Date): Promise<UserDocument | null> {
+      return users.findOneAndUpdate({ _id: userID, disabledAt: { $exists: false } }, { $set: { disabledAt: at }, $inc: { tokenGeneration: 1 } }, after)
+    },
+
+    /** Enables a disabled account: the account now, or null when it was not disabled or is gone. */
+    enable (userID: string): Promise<UserDocument | null> {
+      return users.findOneAndUpdate({ _id: userID, disabledAt: { $exists: true } }, { $unset: { disabledAt: '' } }, after)
     },
 
     async remove (userID: string): Promise<void> {

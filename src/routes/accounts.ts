@@ -24,10 +24,11 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/login', {
     schema: {
       summary: 'Exchange email and password for a token',
-      description: 'Attempts are limited per address, and per account whatever the address; an address the account logged in from lately is let through the account\'s limit, so that guesses from elsewhere never lock the owner out.',
+      description: 'Attempts are limited per address, and per account whatever the address; an address the account logged in from lately is let through the account\'s limit, so that guesses from elsewhere never lock the owner out. ' +
+        'An account its operator disabled answers 403 account_disabled, once the password is right.',
       tags: ['account'],
       body: LoginBody,
-      response: { 200: Session, ...refusals(401, 429) }
+      response: { 200: Session, ...refusals(401, 403, 429) }
     },
     config: { public: true },
     onRequest: app.limitAttemptsByAddress

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { refusals } from '../schemas/common.js'
+import { Refusal } from '../domain/refusals.js'
 import { CreatedGoal, CreateGoalBody, DeletedGoal, DeleteGoalBody, EditGoalBody, GoalMap, UpdateGoalStatusBody } from '../schemas/goals.js'
 
 const goals: FastifyPluginAsyncTypebox = async (app) => {
@@ -50,7 +51,9 @@ const goals: FastifyPluginAsyncTypebox = async (app) => {
     // the published interface answers an invalid token with an empty object, not an error
     config: { public: true }
   }, async (request, reply) => {
+    // a disabled account's token is one that does not work, which this interface answers with {}
     const account = await app.authenticateAndAdmit((request.body as { jwtToken?: unknown }).jwtToken, reply)
+      .catch((error: unknown) => { if (error instanceof Refusal && error.code === 'account_disabled') return null; throw error })
     if (account === null) return reply.code(401).send({})
     return await goals.goalStatuses(account)
   })

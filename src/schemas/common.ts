@@ -16,12 +16,12 @@ export function Count (options: { minimum?: number, maximum?: number, descriptio
  * request that did not arrive in time (408), one past the body size limit
  * (413) or not sent as uncompressed UTF-8 JSON (415), a client past its own
  * limits (429), an internal failure (500), an outage or overload (503); and
- * 401, for a bad token, on those that take one.
+ * 401, for a bad token, and 403, for a disabled account, on those that take one.
  * Added to every operation's responses in one place (app.ts); an operation
  * declares the others it answers with `refusals`.
  */
 export function commonErrors (authenticated: boolean): Record<number, TSchema> {
-  return refusals(400, 408, 413, 415, 429, 500, 503, ...(authenticated ? [401] : []))
+  return refusals(400, 408, 413, 415, 429, 500, 503, ...(authenticated ? [401, 403] : []))
 }
 
 /** The statuses an operation refuses with beyond the common ones (404, 409...), each with the codes of that status. */

@@ -36,6 +36,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   invalid_token: { status: 401, meaning: 'the token is invalid, expired, revoked, or its account is gone' },
   wrong_credentials: { status: 401, meaning: 'login: no account with this email and password' },
   wrong_password: { status: 401, meaning: 'the password given to confirm a change is not the account\'s' },
+  account_disabled: { status: 403, meaning: 'the account is disabled by the service\'s operator: login (with the right password) and its tokens are refused until it is enabled again' },
   email_taken: { status: 409, meaning: 'an account with this email exists' },
   invalid_name: { status: 400, meaning: 'a folder or flashcard name the naming rules refuse' },
   invalid_value: { status: 400, meaning: 'a value of the right type that the rules refuse (a time zone, a date, a separator)' },

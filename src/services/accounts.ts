@@ -5,7 +5,7 @@ import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/pa
 import { emptyQueues } from '../domain/queues.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
-import { invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
+import { accountDisabled, invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
 import { removeFilesAfterwards } from './media.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
@@ -88,6 +88,7 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
     /**
      * Checks email and password. `wait` is set when the account's attempts are
      * used up: only an address the account logged in from lately gets past it.
+     * A disabled account is refused (403) once its password is right.
      */
     async login (email: string, password: string, address: string, wait: number | null): Promise<SessionOwner> {
       const user = await repositories.users.findByEmail(email)
@@ -97,6 +98,8 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
       // as slow for an unknown email as for a wrong password
       const valid = user === null ? await verifyAgainstNothing(password) : await verifyPassword(password, user.passwordHash)
       if (user === null || !valid) throw new Refusal('wrong_credentials', WRONG_CREDENTIALS)
+      // only once the password is right: whether an account is disabled is its owner's to know
+      if (user.disabledAt !== undefined) throw accountDisabled()
       await repositories.users.rememberAddress(user._id, knownAddress(user._id, address), KNOWN_ADDRESSES)
       return { userID: user._id, generation: user.tokenGeneration ?? 0 }
     },

@@ -98,6 +98,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   /** imports whose package is arriving here: their place is taken, their import not queued yet */
   const uploading = new Set<string>()
   let running: Turn | null = null
+  /** when the import under way here began (ms since the epoch) */
+  let runningSince = 0
   let closed = false
   const worker = importWorker(runtime.mongodbUrl)
   const folders = importFolders(settings.directory, runtime.instance)
@@ -353,6 +355,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     const turn = chosen
     waiting.splice(waiting.indexOf(turn), 1)
     running = turn
+    runningSince = Date.now()
     void run(turn)
       .catch((error: unknown) => { runtime.log.error({ importID: turn.importID, err: error }, 'an Anki import stopped') })
       .finally(() => {
@@ -365,6 +368,19 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   }
 
   return {
+    /**
+     * The imports this instance holds now: arriving, waiting for their turn, running, and how long
+     * (s) the one running has run. What an operator watches (plugins/metrics.ts).
+     */
+    get load () {
+      return {
+        arriving: uploading.size,
+        waiting: waiting.length,
+        running: running === null ? 0 : 1,
+        runningSeconds: running === null ? 0 : (Date.now() - runningSince) / 1000
+      }
+    },
+
     /**
      * Takes a place of the account's (429 too_many_imports when it has none left) before `form`
      * reads anything more of the form, then saves the package and queues its import; answers its

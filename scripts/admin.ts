@@ -1,0 +1,105 @@
+// The operator's command on accounts: `npm run admin -- find|disable|enable|delete <email>`, on the
+// database the service uses (MONGODB_URL, or the embedded one in DATA_DIR: the running service's
+// own server when it runs, or one started for the command when it does not).
+import { join } from 'node:path'
+import { MongoClient } from 'mongodb'
+import { ConfigError, loadConfig, type Config } from '../src/config.js'
+import { runningEmbeddedDatabase, startEmbeddedDatabase } from '../src/db/embedded.js'
+import { MissingCargoError } from '../src/db/secantus-install.js'
+import { databaseName, DEFAULT_DATABASE_TIMEOUTS, inTransaction } from '../src/plugins/database.js'
+import { repositoriesOf, repositoryCaches } from '../src/repositories/index.js'
+import { accountAdminService, UnknownAccountError, type AccountSummary } from '../src/services/admin.js'
+
+const USAGE = `usage: npm run admin -- <command> <email>
+
+  find <email>      the account's id, email, creation date, card count, and whether it is disabled
+  disable <email>   refuse its login and its tokens, at once, on every instance (403 account_disabled)
+  enable <email>    let it log in again (its tokens from before stay ended)
+  delete <email>    delete the account and every document of it, for good
+
+On MONGODB_URL's database, or else the embedded one in DATA_DIR (the running service's, if it runs).`
+
+const COMMANDS = ['find', 'disable', 'enable', 'delete'] as const
+type Command = typeof COMMANDS[number]
+
+/** The database the service uses: its URL, and what to stop afterwards. */
+async function openDatabase (config: Config): Promise<{ url: string, stop: () => Promise<void> }> {
+  if (config.MONGODB_URL !== undefined) return { url: config.MONGODB_URL, stop: async () => {} }
+  const dataDir = join(config.DATA_DIR, 'secantus')
+  const running = await runningEmbeddedDatabase(dataDir)
+  if (running !== null) return { url: `${running}/flashcards`, stop: async () => {} }
+  console.error(`No service runs on ${dataDir}: starting the embedded database for this command`)
+  const embedded = await startEmbeddedDatabase({ dataDir, cacheSize: config.DATABASE_CACHE_SIZE, log: (line) => console.error(line) })
+  return { url: `${embedded.url}/flashcards`, stop: embedded.stop }
+}
+
+function describe (account: AccountSummary): string {
+  return [
+    `userID    ${account.userID}`,
+    `email     ${account.email}`,
+    `created   ${account.createdAt.toISOString()}`,
+    `cards     ${account.cards}`,
+    `disabled  ${account.disabledAt === null ? 'no' : `yes, since ${account.disabledAt.toISOString()}`}`
+  ].join('\n')
+}
+
+async function run (command: Command, email: string, config: Config): Promise<void> {
+  const database = await openDatabase(config)
+  const client = new MongoClient(database.url, { serverSelectionTimeoutMS: 10_000, appName: 'flashcard-service admin' })
+  try {
+    await client.connect()
+    const db = client.db(databaseName(database.url))
+    const caches = repositoryCaches()
+    const admin = accountAdminService({
+      repositories: repositoriesOf(db, undefined, caches),
+      transaction: async (work) => await inTransaction(client, db, caches, DEFAULT_DATABASE_TIMEOUTS, work),
+      clock: () => new Date()
+    })
+    switch (command) {
+      case 'find':
+        console.log(describe(await admin.find(email)))
+        break
+      case 'disable': {
+        const { account, changed } = await admin.disable(email)
+        console.log(describe(account))
+        console.log(changed
+          ? 'Disabled: its tokens no longer work, on any instance, and its login answers 403 account_disabled.'
+          : 'It was disabled already: nothing changed.')
+        break
+      }
+      case 'enable': {
+        const { account, changed } = await admin.enable(email)
+        console.log(describe(account))
+        console.log(changed
+          ? 'Enabled: it can log in again. Its tokens from before it was disabled stay ended.'
+          : 'It was not disabled: nothing changed.')
+        break
+      }
+      case 'delete': {
+        const account = await admin.remove(email)
+        console.log(describe(account))
+        console.log('Deleted: the account and every document of it are gone.')
+        break
+      }
+    }
+  } finally {
+    await client.close()
+    await database.stop()
+  }
+}
+
+const [command, email, ...rest] = process.argv.slice(2)
+if (!COMMANDS.includes(command as Command) || email === undefined || email === '' || rest.length > 0) {
+  console.error(USAGE)
+  process.exit(2)
+}
+try {
+  await run(command as Command, email, loadConfig())
+} catch (error) {
+  if (error instanceof UnknownAccountError || error instanceof ConfigError || error instanceof MissingCargoError) {
+    console.error(error.message)
+  } else {
+    console.error(error)
+  }
+  process.exit(1)
+}
