@@ -37,6 +37,10 @@ export const REFUSAL_CODES = [
   'wrong_credentials',
   'wrong_password',
   'email_taken',
+  // a link the service mailed (password reset, change of email)
+  'invalid_link',
+  'link_used',
+  'link_expired',
   // values the rules refuse
   'invalid_name',
   'invalid_value',
@@ -103,7 +107,7 @@ export function invalidToken (): Refusal {
   return new Refusal('invalid_token', INVALID_TOKEN)
 }
 
-/** Too many login or register attempts; the client may try again after `seconds`. */
+/** Too many login, register or reset attempts, or mails asked for; the client may try again after `seconds`. */
 export function tooManyAttempts (seconds: number): Refusal {
   return new Refusal('too_many_attempts', `too many attempts; retry in ${seconds} seconds`, seconds)
 }
