@@ -11,7 +11,8 @@ import docs from './plugins/docs.js'
 import studyPage from './plugins/study-page.js'
 import security from './plugins/security.js'
 import loadShedding, { type LoadShedding } from './plugins/load-shedding.js'
-import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './plugins/attempt-limits.js'
+import attemptLimits, { DEFAULT_ATTEMPT_LIMITS, DEFAULT_MAIL_LIMITS, type AttemptLimits, type MailLimits } from './plugins/attempt-limits.js'
+import mail from './plugins/mail.js'
 import connections, { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './plugins/connections.js'
 import timing from './plugins/timing.js'
 import fitting from './plugins/fitting.js'
@@ -21,6 +22,7 @@ import anki from './routes/anki.js'
 import { DEFAULT_IMPORT_SETTINGS, type ImportSettings } from './services/anki-import.js'
 import type { FitterOptions } from './fitting/fitter.js'
 import accounts from './routes/accounts.js'
+import accountRecovery from './routes/account-recovery.js'
 import health from './routes/health.js'
 import library from './routes/library.js'
 import transfer from './routes/transfer.js'
@@ -66,6 +68,10 @@ export interface AppConfig {
   corsOrigins?: readonly string[]
   /** attempts allowed on login and register per window, per address and per account; shared by every instance on the database */
   attemptLimits?: AttemptLimits
+  /** mails of links (password reset, change of email) allowed per window, per client address and per address mailed; shared as attemptLimits are */
+  mailLimits?: Partial<MailLimits>
+  /** how mail goes out: the SMTP server (none: mail is written to the log), its sender, and the address users reach the service at, which mailed links start with */
+  mail?: { smtpUrl?: string, from?: string, publicUrl?: string }
   /** how long a request may take to arrive, and how many connections one address may hold open */
   connectionLimits?: Partial<ConnectionLimits>
   /** how long to wait on the database before answering 503; defaults in plugins/database.ts */
@@ -87,6 +93,11 @@ export interface AppConfig {
   /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
   metrics?: MetricsOptions
 }
+
+/** The sender of mail when none is configured (mail then goes to the log, where it serves to tell mails apart). */
+const DEFAULT_MAIL_FROM = 'flashcards@localhost'
+/** What mailed links start with when the service is not told its public address: the default PORT and HOST. */
+const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000'
 
 /** The whole service as one plugin tree, not yet listening. */
 export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
@@ -122,7 +133,12 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     monitorCommands: config.monitorCommands,
     processState: config.databaseProcess
   })
-  await app.register(attemptLimits, { limits: config.attemptLimits ?? DEFAULT_ATTEMPT_LIMITS, secret: config.jwtSecret })
+  await app.register(attemptLimits, {
+    limits: config.attemptLimits ?? DEFAULT_ATTEMPT_LIMITS,
+    mailLimits: { ...DEFAULT_MAIL_LIMITS, ...config.mailLimits },
+    secret: config.jwtSecret
+  })
+  await app.register(mail, { smtpUrl: config.mail?.smtpUrl, from: config.mail?.from ?? DEFAULT_MAIL_FROM })
   await app.register(timing)
   await app.register(auth, { secret: config.jwtSecret })
   const mediaSettings = { ...DEFAULT_MEDIA_SETTINGS, ...config.media }
@@ -142,7 +158,10 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     fitter: app.fitter,
     settings: { ...DEFAULT_FITTING_SETTINGS, ...config.fitting },
     instance
-  }, { instance, mongodbUrl: config.mongodbUrl, log: app.log }, app.importSettings))
+  }, { instance, mongodbUrl: config.mongodbUrl, log: app.log }, app.importSettings, {
+    outbox: app.outbox,
+    publicUrl: config.mail?.publicUrl ?? DEFAULT_PUBLIC_URL
+  }))
   await app.register(ankiImports)
   await app.register(metrics, config.metrics ?? {})
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
@@ -158,6 +177,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     })
     requireAuthentication(api)
     await api.register(accounts)
+    await api.register(accountRecovery)
     await api.register(library)
     await api.register(transfer)
     await api.register(anki)

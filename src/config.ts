@@ -84,6 +84,20 @@ export const ConfigSchema = Type.Object({
     maximum: 65535,
     description: 'a port of its own, on 127.0.0.1 only, that serves GET /metrics (asking for METRICS_TOKEN too when that is set); not PORT'
   })),
+  SMTP_URL: Type.Optional(Type.String({
+    pattern: '^smtps?://[^\\s/?#]+/?$',
+    description: 'the SMTP server that sends the service\'s mail (password resets, changes of email): smtp://user:pass@host:port (TLS once the server offers STARTTLS) or smtps://user:pass@host:port (TLS from the start); when absent, each mail is written to the log instead'
+  })),
+  MAIL_FROM: Type.Optional(Type.String({
+    minLength: 3,
+    maxLength: 320,
+    pattern: '^[^\\r\\n]*@[^\\r\\n]*$',
+    description: 'the sender of the service\'s mail, e.g. "Flashcards <no-reply@example.com>"; needed with SMTP_URL'
+  })),
+  PUBLIC_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+    description: 'the address users reach the service at, e.g. https://cards.example.com: the links mailed start with it; needed with SMTP_URL (without it, http://HOST:PORT)'
+  })),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'pino log level' })
 })
 
@@ -93,7 +107,7 @@ export type Config = Static<typeof ConfigSchema>
 function describeGiven (name: string, value: unknown): string {
   if (value === undefined) return 'nothing'
   if (name === 'JWT_SECRET' || name === 'METRICS_TOKEN') return `a secret of ${String(value).length} characters`
-  if (name === 'MONGODB_URL') return JSON.stringify(String(value).replace(/^([a-z+]*:\/*)[^@]*@/i, '$1***@'))
+  if (name === 'MONGODB_URL' || name === 'SMTP_URL') return JSON.stringify(String(value).replace(/^([a-z+]*:\/*)[^@]*@/i, '$1***@'))
   return JSON.stringify(value)
 }
 
@@ -131,8 +145,20 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length === 0 && config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
     problems.push(`METRICS_PORT: ${ConfigSchema.properties.METRICS_PORT.description ?? ''} (expected another port than PORT's; got ${config.METRICS_PORT})`)
   }
+  // mail that leaves needs a sender, and links that lead somewhere a user can reach
+  if (raw.SMTP_URL !== undefined) {
+    for (const name of ['MAIL_FROM', 'PUBLIC_URL'] as const) {
+      if (raw[name] === undefined) problems.push(`${name}: ${ConfigSchema.properties[name].description ?? ''} (got nothing, and SMTP_URL is set)`)
+    }
+  }
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }
   return config
+}
+
+/** The address mailed links start with: PUBLIC_URL, or else where the service listens. */
+export function publicUrlOf (config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>): string {
+  if (config.PUBLIC_URL !== undefined) return config.PUBLIC_URL.replace(/\/+$/, '')
+  return `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`
 }

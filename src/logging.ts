@@ -10,7 +10,11 @@ export const LOG_REDACTIONS = [
   'body.jwtToken',
   '*.password',
   '*.jwtToken',
-  '*.passwordHash'
+  '*.passwordHash',
+  '*.newPassword',
+  // the tokens of mailed links (reset-password, confirm-email-change)
+  '*.resetToken',
+  '*.token'
 ]
 
 /** pino options: pretty lines for a person at a terminal, JSON for everything else. */

@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { loggerOptions } from './logging.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, publicUrlOf } from './config.js'
 import { MissingCargoError } from './db/secantus-install.js'
 import { openRuntime } from './runtime.js'
 
@@ -49,7 +49,8 @@ async function main (): Promise<void> {
     connectionLimits: { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, uploadTimeoutMs: config.UPLOAD_TIMEOUT_MS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS },
     media: { graceSeconds: config.MEDIA_GRACE_SECONDS, urlLifetimeSeconds: config.MEDIA_URL_LIFETIME_SECONDS, sweepEverySeconds: config.MEDIA_SWEEP_SECONDS },
     imports: { leaseMs: config.IMPORT_LEASE_SECONDS * 1000 },
-    metrics: { token: config.METRICS_TOKEN, port: config.METRICS_PORT }
+    metrics: { token: config.METRICS_TOKEN, port: config.METRICS_PORT },
+    mail: { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, publicUrl: publicUrlOf(config) }
   }).catch(async (error: unknown) => {
     await runtime.stop()
     throw error

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig, publicUrlOf } from '../src/config.js'
 
 test('defaults apply when the environment says nothing', async (t) => {
   t.same(loadConfig({}), {
@@ -74,5 +74,29 @@ test('credentials in a rejected database URL are not printed', async (t) => {
     loadConfig({ MONGODB_URL: 'mongodb:/admin:s3cret@db/x' })
   } catch (error) {
     t.notMatch((error as Error).message, /s3cret/)
+  }
+})
+
+test('mail: SMTP_URL needs MAIL_FROM and PUBLIC_URL, each checked, and its credentials are not printed', async (t) => {
+  const config = loadConfig({ SMTP_URL: 'smtp://sender:pa%24%24@mail.example.com:587', MAIL_FROM: 'Flashcards <no-reply@example.com>', PUBLIC_URL: 'https://cards.example.com/' })
+  t.equal(config.SMTP_URL, 'smtp://sender:pa%24%24@mail.example.com:587')
+  t.equal(publicUrlOf(config), 'https://cards.example.com', 'the links start with PUBLIC_URL')
+  t.equal(publicUrlOf(loadConfig({ PORT: '8080' })), 'http://127.0.0.1:8080', 'or, without SMTP_URL, where the service listens')
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ SMTP_URL: 'smtp://mail.example.com:25' }, /MAIL_FROM: .*\n {2}PUBLIC_URL: .*SMTP_URL is set/],
+    [{ SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com', PUBLIC_URL: 'https://x.example.com' }, /SMTP_URL/],
+    [{ MAIL_FROM: 'nobody' }, /MAIL_FROM/],
+    [{ PUBLIC_URL: 'cards.example.com' }, /PUBLIC_URL/],
+    [{ PUBLIC_URL: 'https://cards.example.com/#/study' }, /PUBLIC_URL/]
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))
+  }
+  try {
+    loadConfig({ SMTP_URL: 'smtp://sender:hunter2@mail example.com' })
+    t.fail('should have thrown')
+  } catch (error) {
+    t.match((error as Error).message, /SMTP_URL/)
+    t.notMatch((error as Error).message, /hunter2/)
   }
 })

@@ -34,6 +34,12 @@ export const MAX_TREE_BYTES = 8 * 1024 * 1024
  */
 export const MIN_PASSWORD_LENGTH = 8
 
+/**
+ * The characters of a mailed link's token (domain/account-links.ts: 32 random bytes in
+ * base64url); here for the same reason, as the request schemas check it.
+ */
+export const LINK_TOKEN_LENGTH = 43
+
 /** search-cards: the characters of a query, and the cards one search answers by default and at most */
 export const MAX_SEARCH_QUERY = 200
 export const DEFAULT_SEARCH_RESULTS = 50

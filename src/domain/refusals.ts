@@ -38,6 +38,10 @@ export const REFUSAL_CODES = [
   'wrong_password',
   'account_disabled',
   'email_taken',
+  // a link the service mailed (password reset, change of email)
+  'invalid_link',
+  'link_used',
+  'link_expired',
   // values the rules refuse
   'invalid_name',
   'invalid_value',
@@ -112,7 +116,7 @@ export function accountDisabled (): Refusal {
   return new Refusal('account_disabled', 'this account is disabled: ask the service\'s operator to enable it')
 }
 
-/** Too many login or register attempts; the client may try again after `seconds`. */
+/** Too many login, register or reset attempts, or mails asked for; the client may try again after `seconds`. */
 export function tooManyAttempts (seconds: number): Refusal {
   return new Refusal('too_many_attempts', `too many attempts; retry in ${seconds} seconds`, seconds)
 }

@@ -7,7 +7,7 @@ import {
 import { Refusal, type RefusalCode } from '../domain/refusals.js'
 import { statusOf } from '../schemas/errors.js'
 import { Id } from '../schemas/common.js'
-import { EMAIL_PATTERN } from '../schemas/accounts.js'
+import { EMAIL_PATTERN, LINK_TOKEN_PATTERN } from '../schemas/accounts.js'
 import { PARENT_ID_PATTERN } from '../schemas/library-manage.js'
 import { REVIEW_ID_PATTERN } from '../schemas/study.js'
 import { NAME_PATTERN } from '../domain/names.js'
@@ -172,6 +172,7 @@ const PATTERN_MEANINGS: Record<string, string> = {
   [Id.pattern as string]: 'an id as the service gave it: 30 to 64 decimal digits',
   [NAME_PATTERN]: 'text without control characters (U+0000-U+001F, U+007F-U+009F)',
   [EMAIL_PATTERN]: 'an email address such as ada@example.com',
+  [LINK_TOKEN_PATTERN]: 'the token of a link the service mailed: the 43 letters, digits, - and _ after token= in the link',
   [REVIEW_ID_PATTERN]: 'printable ASCII characters without spaces',
   [PARENT_ID_PATTERN]: 'a folder id, or "" for the top level'
 }

@@ -13,11 +13,14 @@ import { mediaRepository, type MediaRepository } from './media.js'
 import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
 import { importsRepository, type ImportsRepository } from './imports.js'
 import { searchPagesRepository, type SearchPagesRepository } from './search-pages.js'
+import { accountLinksRepository, type AccountLinksRepository } from './account-links.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 
 /** Every repository: the only code that talks to the database. */
 export interface Repositories {
   users: UsersRepository
+  /** the links mailed to reset a password or confirm a new email */
+  accountLinks: AccountLinksRepository
   trees: TreesRepository
   cards: CardsRepository
   reviews: ReviewsRepository
@@ -55,6 +58,7 @@ export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: 
   const db = nestingGuarded(unguarded)
   return {
     users: usersRepository(db, session),
+    accountLinks: accountLinksRepository(db, session),
     trees: treesRepository(db, session, caches.trees),
     cards: cardsRepository(db, session),
     reviews: reviewsRepository(db, session),

@@ -63,6 +63,12 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   searchPages: [
     { key: { userID: 1, flashcardID: 1, open: 1 }, name: 'user_flashcard_open' }
   ],
+  // the links mailed to reset a password or confirm a new email, under their token's digest: an account's own
+  // (ended when its email changes, removed with it), and removed a day after they expired
+  accountLinks: [
+    { key: { userID: 1 }, name: 'user_links' },
+    { key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: 86_400 }
+  ],
   // login and register attempt counters: removed an hour after their window closes
   attempts: [
     { key: { resetsAt: 1 }, name: 'resets_ttl', expireAfterSeconds: 3600 }

@@ -301,6 +301,15 @@ export function usersRepository (db: Db, session?: ClientSession) {
       return users.findOneAndUpdate({ _id: userID }, { $set: changes }, after)
     },
 
+    /** Gives the account another email; EmailTakenError when another account has it. False when the account is gone. */
+    async changeEmail (userID: string, email: string): Promise<boolean> {
+      const changed = await refusingDuplicates(
+        () => users.updateOne({ _id: userID }, { $set: { email: normaliseEmail(email) } }, inSession),
+        () => new EmailTakenError(email)
+      )
+      return changed.matchedCount === 1
+    },
+
     /** Remembers an address the account logged in from; the most recent ones are kept. */
     async rememberAddress (userID: string, address: string, kept: number): Promise<void> {
       await users.updateOne({ _id: userID, knownAddresses: { $ne: address } }, { $push: { knownAddresses: { $each: [address], $slice: -kept } } }, inSession)

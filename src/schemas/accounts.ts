@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MIN_PASSWORD_LENGTH } from '../domain/limits.js'
+import { LINK_TOKEN_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/limits.js'
 import { JwtToken } from './common.js'
 import { NAME_PATTERN } from '../domain/names.js'
 
@@ -81,3 +81,35 @@ export const ChangePasswordBody = Type.Object({
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>
 
 export const LoggedOut = Type.Object({ loggedOut: Type.Literal('true') })
+
+/** A link's token, as the mailed link carries it after `token=` (domain/account-links.ts). */
+export const LINK_TOKEN_PATTERN = `^[A-Za-z0-9_-]{${LINK_TOKEN_LENGTH}}$`
+const LinkToken = Type.String({ pattern: LINK_TOKEN_PATTERN, description: 'the token of the link the service mailed: what follows token= in it' })
+
+export const RequestPasswordResetBody = Type.Object({ email: Email }, { additionalProperties: false })
+
+export const ResetRequested = Type.Object({
+  requested: Type.Literal('true', { description: 'the same answer whether or not an account has this email; a link is mailed if one does' })
+})
+
+export const ResetPasswordBody = Type.Object({
+  resetToken: LinkToken,
+  newPassword: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, description: `at least ${MIN_PASSWORD_LENGTH} characters` })
+}, { additionalProperties: false })
+
+export const ChangeEmailBody = Type.Object({
+  jwtToken: JwtToken,
+  password: Type.String({ minLength: 1, maxLength: 1024, description: 'the account\'s password, asked again' }),
+  newEmail: Email
+}, { additionalProperties: false })
+
+export const EmailChangeRequested = Type.Object({
+  newEmail: Type.String({ description: 'the address the link was mailed to, as the account would keep it (trimmed, lower case)' })
+})
+
+export const ConfirmEmailChangeBody = Type.Object({ token: LinkToken }, { additionalProperties: false })
+
+export const EmailChanged = Type.Object({
+  userID: Type.String(),
+  email: Type.String({ description: 'the account\'s email from now on' })
+})

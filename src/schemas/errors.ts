@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { REFUSAL_CODES, type RefusalCode } from '../domain/refusals.js'
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 416 | 429 | 431 | 500 | 503
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 415 | 416 | 429 | 431 | 500 | 503
 
 /**
  * The one place where each refusal gets its HTTP status, with what it means:
@@ -38,6 +38,9 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   wrong_password: { status: 401, meaning: 'the password given to confirm a change is not the account\'s' },
   account_disabled: { status: 403, meaning: 'the account is disabled by the service\'s operator: login (with the right password) and its tokens are refused until it is enabled again' },
   email_taken: { status: 409, meaning: 'an account with this email exists' },
+  invalid_link: { status: 400, meaning: 'reset-password, confirm-email-change: the token is not one the service mailed, or its account is gone' },
+  link_used: { status: 410, meaning: 'reset-password, confirm-email-change: the link was used already, or a change to the account since it was sent ended it (its password reset or changed, its email changed, every session logged out)' },
+  link_expired: { status: 410, meaning: 'reset-password, confirm-email-change: the link is more than an hour old' },
   invalid_name: { status: 400, meaning: 'a folder or flashcard name the naming rules refuse' },
   invalid_value: { status: 400, meaning: 'a value of the right type that the rules refuse (a time zone, a date, a separator)' },
   invalid_import: { status: 400, meaning: 'text to import that cannot be read as cards; the message names the line' },
@@ -67,7 +70,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   not_enough_history: { status: 409, meaning: 'optimize-schedule: the review log is too short to fit parameters to; the message says how many more reviews it takes' },
   changed_meanwhile: { status: 409, meaning: 'another request changed the same thing at the same time; nothing was done: read again and retry' },
   export_too_large: { status: 409, meaning: 'export-anki: the export would hold more cards, text or reviews than one package is built with; export a folder or flashcard at a time' },
-  too_many_attempts: { status: 429, meaning: 'too many login or register attempts; retry after Retry-After' },
+  too_many_attempts: { status: 429, meaning: 'too many login, register or reset attempts, or mails of links asked for; retry after Retry-After' },
   too_many_requests: { status: 429, meaning: 'this user has too many requests, or too many uploads, under way at once; retry after Retry-After' },
   too_many_connections: { status: 429, meaning: 'too many connections open from this address' },
   too_many_imports: { status: 429, meaning: 'import-anki: this account has 2 imports of Anki packages arriving, waiting or running, the most it may have at once; retry once one has ended (get-import-status), or after Retry-After' },

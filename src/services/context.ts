@@ -3,6 +3,7 @@ import type { CardDocument } from '../repositories/cards.js'
 import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 import type { MediaLinks } from '../domain/media-links.js'
+import type { MailMessage } from '../domain/account-links.js'
 
 /** How media is kept, as the services need it. */
 export interface MediaContext {
@@ -22,6 +23,22 @@ export interface MediaContext {
  * when the URL is served (404 otherwise).
  */
 export type MediaUrl = (userID: string, mediaID: string) => string | null
+
+/**
+ * Mail, sent off the request path: `compose` runs once the request that
+ * posts it has been answered, and the mail it makes, if any, is sent then.
+ * An answer therefore never waits on the mail server, and never tells by
+ * its timing what `compose` found.
+ */
+export interface Outbox {
+  post: (compose: () => Promise<MailMessage | null>) => void
+}
+
+/** What the mailed links need: where mail goes out, and the address users reach the service at (the links' start). */
+export interface MailContext {
+  outbox: Outbox
+  publicUrl: string
+}
 
 /** What the services need of the running service: the data, its transactions, the clock, the quotas and the media's addresses. */
 export interface ServiceContext {

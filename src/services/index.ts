@@ -1,6 +1,7 @@
 import { accountsService } from './accounts.js'
+import { accountRecoveryService } from './account-recovery.js'
 import { ankiExportService } from './anki-export.js'
-import type { ServiceContext } from './context.js'
+import type { MailContext, ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
 import { libraryService } from './library.js'
 import { mediaService } from './media.js'
@@ -20,11 +21,12 @@ export type { ServiceContext } from './context.js'
 export interface FittingContext { fitter: Fitter, settings: FittingSettings, instance: string }
 
 /** Every service, on one context. */
-export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings) {
+export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext) {
   const library = libraryService(context)
   const media = mediaService(context)
   return {
     accounts: accountsService(context),
+    accountRecovery: accountRecoveryService(context, mail),
     library,
     transfer: transferService(context, library, media),
     study: studyService(context),

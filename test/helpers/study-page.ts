@@ -3,6 +3,7 @@
 // logs, the policy violations it reports, and every request it makes that leaves this
 // origin, kept for the test to check; and real files a browser can decode.
 import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,14 +46,26 @@ export interface StudyPage {
 
 interface PageWindow { cspViolations?: string[] }
 
-/** The service on a port of its own, and the study page open in Chromium, signed in as a new user, at the library. */
-export async function openStudyPage (t: Teardown, testFile: string, overrides: Partial<AppConfig> = {}): Promise<StudyPage> {
+/** A TCP port free on 127.0.0.1 now: for a service that must know its address before it listens (the links it mails). */
+export async function freePort (): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => { probe.listen(0, '127.0.0.1', resolve) })
+  const { port } = probe.address() as AddressInfo
+  await new Promise<void>((resolve) => { probe.close(() => { resolve() }) })
+  return port
+}
+
+/**
+ * The service on a port of its own (`port`, or any free one), and the study page open in
+ * Chromium, signed in as a new user, at the library.
+ */
+export async function openStudyPage (t: Teardown, testFile: string, overrides: Partial<AppConfig> = {}, port = 0): Promise<StudyPage> {
   // load shedding off, as in test/limits.test.ts: a busy machine must not answer this test 503
   const app = await buildTestApp(t, testFile, {
     loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 },
     ...overrides
   })
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  await app.listen({ port, host: '127.0.0.1' })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no address')
   const base = `http://127.0.0.1:${address.port}`

@@ -111,6 +111,10 @@ export interface Operations {
   'get-user': Op<typeof accounts.TokenBody, typeof accounts.UserProfile>
   'update-settings': Op<typeof accounts.UpdateSettingsBody, typeof accounts.UserProfile>
   'logout-everywhere': Op<typeof accounts.TokenBody, typeof accounts.LoggedOut>
+  'request-password-reset': Op<typeof accounts.RequestPasswordResetBody, typeof accounts.ResetRequested>
+  'reset-password': Op<typeof accounts.ResetPasswordBody, typeof accounts.Session>
+  'change-email': Op<typeof accounts.ChangeEmailBody, typeof accounts.EmailChangeRequested>
+  'confirm-email-change': Op<typeof accounts.ConfirmEmailChangeBody, typeof accounts.EmailChanged>
 
   'get-library': Op<typeof manage.LibraryBody, typeof manage.LibraryOutline>
   'create-folder': Op<typeof library.CreateFolderBody, typeof library.CreatedFolder>

@@ -28,7 +28,8 @@ export class SessionEndedError extends ApiError {
   }
 }
 
-const PUBLIC_OPERATIONS: ReadonlySet<Operation> = new Set(['register', 'login'])
+/** The operations sent without a token: the ways into an account, and the links it is mailed. */
+const PUBLIC_OPERATIONS: ReadonlySet<Operation> = new Set(['register', 'login', 'request-password-reset', 'reset-password', 'confirm-email-change'])
 
 let sessionEnded: (message: string) => void = () => {}
 

@@ -8,7 +8,8 @@ import { announce, sendWaitingAnswers, watchSync, type SyncState } from './offli
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
 import { showAnkiImport, stopUpload, uploadUnderWay } from './views/anki-import.js'
 import { showLibrary } from './views/library.js'
-import { showLogin } from './views/login.js'
+import { FORGOT_PASSWORD, showLogin } from './views/login.js'
+import { showEmailConfirmation, showPasswordReset } from './views/mailed-links.js'
 import { showProgress } from './views/progress.js'
 import type { Screen, ScreenName } from './views/screen.js'
 import { showSettings } from './views/settings.js'
@@ -68,10 +69,41 @@ function showSignedOut (): void {
   nav.hidden = true
   logoutButton.hidden = true
   // after logging in, the user is back on the screen they were sent away from
-  show((container) => showLogin(container, (session) => { showSignedIn(session, true) }))
+  show((container) => showLogin(container, (session) => { showSignedIn(session, true) }, location.hash === FORGOT_PASSWORD))
+}
+
+/** A link the service mailed, `#/<screen>?token=<token>`: its screen and its token; null for any other address. */
+function mailedLink (): { screen: 'reset-password' | 'confirm-email-change', token: string } | null {
+  const match = /^#\/(reset-password|confirm-email-change)\?(.*)$/.exec(location.hash)
+  if (match === null) return null
+  return { screen: match[1] as 'reset-password' | 'confirm-email-change', token: new URLSearchParams(match[2]).get('token') ?? '' }
+}
+
+/** The screen of a mailed link, whoever is signed in here: the link is for whoever holds the mailbox. */
+function showMailedLink ({ screen: name, token }: { screen: 'reset-password' | 'confirm-email-change', token: string }): void {
+  nav.hidden = true
+  logoutButton.hidden = true
+  if (name === 'confirm-email-change') {
+    show((container) => { showEmailConfirmation(container, token, loadSession() !== null); return undefined })
+    return
+  }
+  const before = loadSession()
+  show((container) => {
+    showPasswordReset(container, token, (session) => {
+      // what this browser kept for another account (answers given offline) is not this one's to send
+      if (before !== null && before.userID !== session.userID) void forgetEverything().catch(() => {}).finally(() => { void announce() })
+      showSignedIn(session, true)
+    })
+    return undefined
+  })
 }
 
 function route (moveFocus: boolean): void {
+  const link = mailedLink()
+  if (link !== null) {
+    showMailedLink(link)
+    return
+  }
   const session = loadSession()
   if (session === null) showSignedOut()
   else showSignedIn(session, moveFocus)

@@ -1,5 +1,6 @@
 // Settings: the user's name, time zone and daily limits (get-user, update-settings),
-// their memory model (schedule-fit.ts), and logging out on every device (logout-everywhere).
+// their memory model (schedule-fit.ts), a new email (change-email: confirmed by a mailed
+// link, views/mailed-links.ts) and logging out on every device (logout-everywhere).
 import { callApi } from '../api.js'
 import type { Profile, SettingsChange } from '../api-types.js'
 import { confirmButton, el, field, replaceChildren } from '../dom.js'
@@ -70,12 +71,31 @@ function accountSection (profile: Profile, signOut: (notice: string) => void): H
   return el('section', { class: 'panel', 'aria-labelledby': 'account-heading' }, [
     el('h2', { id: 'account-heading' }, ['Account']),
     el('p', {}, [`Logged in as ${profile.email}.`]),
-    el('p', { class: 'hint' }, ['Log out everywhere ends every session of this account, on this device and all others.']),
-    confirmButton('Log out everywhere', 'End every session of this account, here and on your other devices?', (yes) => {
-      act(yes, async () => {
-        await callApi('logout-everywhere', {})
-        signOut('You are logged out on every device.')
+    emailForm(profile),
+    el('div', { class: 'danger-zone' }, [
+      el('p', { class: 'hint' }, ['Log out everywhere ends every session of this account, on this device and all others.']),
+      confirmButton('Log out everywhere', 'End every session of this account, here and on your other devices?', (yes) => {
+        act(yes, async () => {
+          await callApi('logout-everywhere', {})
+          signOut('You are logged out on every device.')
+        })
       })
-    })
+    ])
   ])
+}
+
+/** Asks for a new email: a link mailed to it confirms it, and until then the account keeps its email. */
+function emailForm (profile: Profile): HTMLFormElement {
+  const newEmail = el('input', { type: 'email', name: 'email', autocomplete: 'email', required: true })
+  const password = el('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true })
+  const form = actionForm({ id: 'change-email-form', 'aria-labelledby': 'change-email-heading' }, [
+    el('h3', { id: 'change-email-heading' }, ['Change email']),
+    el('div', { class: 'field-row' }, [field('New email', newEmail), field('Password', password, 'Your current password.')]),
+    submitButton('Mail a link to the new email')
+  ], async () => {
+    const requested = await callApi('change-email', { newEmail: newEmail.value, password: password.value })
+    form.reset()
+    showNotice(`A link to confirm it was mailed to ${requested.newEmail}; your email stays ${profile.email} until you open it, within an hour.`)
+  })
+  return form
 }
