@@ -18,6 +18,32 @@ export interface CardPlace { createdOrder: number, cardID: string }
 /** What a cursor pages through: one flashcard's cards (its id), or the whole library's. */
 export const LIBRARY_PAGES = 'library'
 
+/** A card's createdOrder is the instant of its creation in milliseconds times this, plus its place in its batch (newCards, the Anki import). */
+export const CREATED_ORDERS_PER_MS = 1000
+
+const DAY_MS = 86_400_000
+
+/** Where the cards read in creation order lie. */
+export interface CreationBounds {
+  /** the createdOrder before which the first window takes every card at once: the account's creation */
+  floor: number
+  /** a createdOrder past every card's: a window reaching it takes the rest */
+  horizon: number
+}
+
+/**
+ * Where a user's cards lie in creation order: none was created before the
+ * account (one that was is still read, in the first window), none later than
+ * a day from now (nor is one lost past it: the last window has no end).
+ */
+export function creationBounds (registered: Date | undefined, now: Date): CreationBounds {
+  const at = registered instanceof Date ? registered.getTime() : NaN
+  return {
+    floor: (Number.isFinite(at) ? at : 0) * CREATED_ORDERS_PER_MS,
+    horizon: (now.getTime() + DAY_MS) * CREATED_ORDERS_PER_MS
+  }
+}
+
 /** The place of a card of a stored document. */
 export function placeOf (card: { _id: string, createdOrder: number }): CardPlace {
   return { createdOrder: card.createdOrder, cardID: card._id }

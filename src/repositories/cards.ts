@@ -1,7 +1,7 @@
 import type { ClientSession, Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
-import { comesBefore, placeOf, type CardPlace } from '../domain/card-pages.js'
+import { comesBefore, placeOf, type CardPlace, type CreationBounds } from '../domain/card-pages.js'
 import { oneBatch } from './batches.js'
 import type { TextFormat } from '../domain/card-content.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
@@ -159,14 +159,6 @@ type OrderWindow = { createdOrder: number | Record<string, number>, _id?: { $gt:
 
 /** Reads the first `limit` cards of a window in creation order (createdOrder, then _id). */
 type OrderWindowRead<Card> = (window: OrderWindow, limit: number) => Promise<Card[]>
-
-/** Where the cards read in creation order lie: none above `horizon` but those of an unbounded last window; few below `floor`. */
-export interface CreationBounds {
-  /** the createdOrder below which the first window takes every card at once (the account's creation) */
-  floor: number
-  /** a createdOrder past every card's: a window reaching it takes the rest */
-  horizon: number
-}
 
 /** Cards in creation order, a few at a time. */
 export interface CreationOrderReader<Card> {

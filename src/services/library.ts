@@ -7,10 +7,10 @@ import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
   removeFolder, renameFlashcard, renameFolder, treeCardValue, treeJson, type FolderNode, type LibraryTree
 } from '../domain/library-tree.js'
-import { CardPage, cursorAfter, LIBRARY_PAGES, placeOf, placeOfCursor, type CardPlace } from '../domain/card-pages.js'
+import { CardPage, CREATED_ORDERS_PER_MS, creationBounds, cursorAfter, LIBRARY_PAGES, placeOf, placeOfCursor, type CardPlace } from '../domain/card-pages.js'
 import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
-import type { CardContent, CardDocument, ClozeSibling, CreationBounds, CreationOrderReader } from '../repositories/cards.js'
+import type { CardContent, CardDocument, ClozeSibling, CreationOrderReader } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
 import { cardDetails, cardLeaves, contentLeafOf, type UserMediaUrl } from './wire.js'
@@ -43,9 +43,6 @@ export function storedContent (front: string, back: string, format: TextFormat, 
   if (format === 'html' || clozeNumber !== undefined) content.html = { front: sides.front, back: sides.back, version: RENDER_VERSION }
   return content
 }
-
-/** A card's createdOrder is the instant of its creation in milliseconds times this, plus its place in its batch (as the Anki import's too). */
-const CREATED_ORDERS_PER_MS = 1000
 
 function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
   return {
@@ -125,21 +122,6 @@ function cardInputs (cards: readonly CardWriting[], where: string): CardInput[] 
 /** The bytes of a value's JSON. */
 function jsonBytes (value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value))
-}
-
-const DAY_MS = 86_400_000
-
-/**
- * Where a user's cards lie in creation order: none was created before the
- * account (a card that was is still read, in the first window), none later
- * than a day from now (nor is one lost past it: the last window has no end).
- */
-function creationBounds (user: UserDocument, now: Date): CreationBounds {
-  const registered = user.createdAt instanceof Date ? user.createdAt.getTime() : NaN
-  return {
-    floor: (Number.isFinite(registered) ? registered : 0) * CREATED_ORDERS_PER_MS,
-    horizon: (now.getTime() + DAY_MS) * CREATED_ORDERS_PER_MS
-  }
 }
 
 /**
@@ -341,7 +323,7 @@ export function libraryService (context: ServiceContext) {
       const { flashcard, folder } = flashcardWithPath(await trees.read(user._id), flashcardID)
       const now = context.clock()
       const reader = options.cardIDs === undefined
-        ? cards.flashcardInCreationOrder(user._id, flashcardID, after, creationBounds(user, now))
+        ? cards.flashcardInCreationOrder(user._id, flashcardID, after, creationBounds(user.createdAt, now))
         : cards.chosenInCreationOrder(user._id, flashcardID, [...new Set(options.cardIDs)], after)
       const mediaUrl = mediaUrlOf(user._id)
       const page = await pageOfCards(reader, (card) => cardDetails(card, user, mediaUrl, now), (shown) => jsonBytes(shown) + 1)
@@ -507,7 +489,7 @@ export function libraryService (context: ServiceContext) {
       const now = context.clock()
       const leafOf = contentLeafOf(user, mediaUrlOf(user._id), now)
       // a card of a flashcard the tree lacks has no place to show (treeJson would leave it out too)
-      const page = await pageOfCards(cards.libraryInCreationOrder(user._id, after, creationBounds(user, now)),
+      const page = await pageOfCards(cards.libraryInCreationOrder(user._id, after, creationBounds(user.createdAt, now)),
         (card) => inTree.has(card.flashcardID) ? leafOf(card) : undefined,
         (leaf) => jsonBytes(leaf.id) + jsonBytes(treeCardValue(leaf)) + 2)
       const library = treeJson(tree, page.cards, { includeEmpty: after === null })
