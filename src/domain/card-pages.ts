@@ -21,26 +21,26 @@ export const LIBRARY_PAGES = 'library'
 /** A card's createdOrder is the instant of its creation in milliseconds times this, plus its place in its batch (newCards, the Anki import). */
 export const CREATED_ORDERS_PER_MS = 1000
 
-const DAY_MS = 86_400_000
-
 /** Where the cards read in creation order lie. */
 export interface CreationBounds {
   /** the createdOrder before which the first window takes every card at once: the account's creation */
   floor: number
-  /** a createdOrder past every card's: a window reaching it takes the rest */
+  /** a createdOrder past every card's but a few: a window reaching it takes the rest */
   horizon: number
 }
 
 /**
  * Where a user's cards lie in creation order: none was created before the
- * account (one that was is still read, in the first window), none later than
- * a day from now (nor is one lost past it: the last window has no end).
+ * account, none after now. Neither is relied on: a card created before the
+ * account is read by the first window, which takes everything below the
+ * floor, and one created later (by a clock ahead of this one, or an import's
+ * batch) by the last, which has no end.
  */
 export function creationBounds (registered: Date | undefined, now: Date): CreationBounds {
   const at = registered instanceof Date ? registered.getTime() : NaN
   return {
     floor: (Number.isFinite(at) ? at : 0) * CREATED_ORDERS_PER_MS,
-    horizon: (now.getTime() + DAY_MS) * CREATED_ORDERS_PER_MS
+    horizon: (now.getTime() + 1) * CREATED_ORDERS_PER_MS
   }
 }
 

@@ -221,8 +221,9 @@ function readerInCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
         found.push(...window)
         const lastCard = window.at(-1)
         if (lastCard !== undefined && window.length >= asked) {
-          // cut short by the limit: the window may hold more after its last card
-          if (!below) unitsPerCard = Math.max(1, (lastCard.createdOrder - start) / window.length)
+          // cut short by the limit: the window may hold more after its last card, as densely as its cards lie
+          const firstCard = window[0]
+          if (firstCard !== undefined && window.length > 1) unitsPerCard = Math.max(1, (lastCard.createdOrder - firstCard.createdOrder) / (window.length - 1))
           takeUpAfter(lastCard)
           return found
         }
