@@ -5,8 +5,8 @@
 // formatted (HTML with bold, a ruby reading and, with PROBE_MEDIA=1, an image
 // of the user's media); `PROBE_CARDS=cloze` makes them cloze notes of two
 // deletions (5,000 notes, 10,000 cards). get-all-cards is timed as it was, and
-// with content: true (PROBE_CONTENT=0 leaves that out, for a version that does
-// not have it). Starts the embedded database unless
+// with content: true, every page of it, each nextCursor followed (PROBE_CONTENT=0
+// leaves that out, for a version that does not have it). Starts the embedded database unless
 // MONGODB_URL names one. Besides the time to the answer, it counts the CPU time
 // each request takes in this process and in the embedded database's: on a
 // machine shared with other work the times swing with the load, the CPU time
@@ -88,15 +88,27 @@ function median (values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN
 }
 
-async function timed (label: string, operation: string, body: object): Promise<void> {
-  for (let i = 0; i < 10; i++) await call(operation, body)
+/** Reads every page of get-all-cards with content (each nextCursor followed); the bytes of all the pages. */
+async function everyLibraryPage (): Promise<number> {
+  let bytes = 0
+  let cursor: string | undefined
+  do {
+    const { body } = await call('get-all-cards', { jwtToken, content: true, ...(cursor === undefined ? {} : { cursor }) })
+    bytes += body.length
+    cursor = (JSON.parse(body) as { nextCursor?: string }).nextCursor
+  } while (cursor !== undefined)
+  return bytes
+}
+
+async function timed (label: string, read: () => Promise<number>): Promise<void> {
+  for (let i = 0; i < 10; i++) await read()
   const times: number[] = []
   let bytes = 0
   const cpuBefore = process.cpuUsage()
   const databaseBefore = await databaseCpu()
   for (let i = 0; i < SAMPLES; i++) {
     const start = performance.now()
-    bytes = (await call(operation, body)).body.length
+    bytes = await read()
     times.push(performance.now() - start)
   }
   const cpu = process.cpuUsage(cpuBefore)
@@ -108,9 +120,10 @@ async function timed (label: string, operation: string, body: object): Promise<v
 }
 
 console.log(`cards: ${kind}${withMedia ? ' with an image each' : ''}; ${SAMPLES} samples`)
-await timed('get-flashcard (100 cards)', 'get-flashcard', { jwtToken, flashcardID: someFlashcard })
-await timed('get-all-cards (10,000 cards)', 'get-all-cards', { jwtToken })
-if (process.env.PROBE_CONTENT !== '0') await timed('get-all-cards with content: true (10,000 cards)', 'get-all-cards', { jwtToken, content: true })
+const bytesOf = async (operation: string, body: object) => (await call(operation, body)).body.length
+await timed('get-flashcard (100 cards)', async () => await bytesOf('get-flashcard', { jwtToken, flashcardID: someFlashcard }))
+await timed('get-all-cards (10,000 cards)', async () => await bytesOf('get-all-cards', { jwtToken }))
+if (process.env.PROBE_CONTENT !== '0') await timed('get-all-cards with content: true (10,000 cards, every page)', everyLibraryPage)
 
 await app.databaseClient.db().dropDatabase()
 await app.close()

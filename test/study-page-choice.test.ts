@@ -152,14 +152,18 @@ test('the card on show: edited (shown at once), buried and suspended (taken back
   t.same(study.consoleErrors, [], 'no console errors')
 })
 
-test('search: cards found by what they show, whatever the case and accents; a result opens its deck with the card in view', BROWSER_TEST, async (t) => {
+test('search: cards found by what they show, whatever the case and accents; a result opens its deck of more than a page of cards, every card shown and the one found in view', BROWSER_TEST, async (t) => {
   const study = await openStudyPage(t, import.meta.filename)
   const { page, app, token } = study
   await expectOk(app, 'create-folder', { jwtToken: token, path: ['Music', 'Spanish'] }, 201)
-  const fillers = Array.from({ length: 30 }, (_, index) => ({ front: `palabra ${index}`, back: `word ${index}` }))
+  // a thousand cards, get-flashcard's first page, before the one to find: it comes on the second page
+  const fillers = Array.from({ length: 1000 }, (_, index) => ({ front: `palabra ${index}`, back: `word ${index}` }))
   const songs = await expectOk<{ flashcardID: string, cardIDs: string[] }>(app, 'create-flashcard', {
-    jwtToken: token, folder: ['Music', 'Spanish'], flashcardName: 'Canciones', cards: [...fillers, { front: 'la canción', back: 'the song' }]
+    jwtToken: token, folder: ['Music', 'Spanish'], flashcardName: 'Canciones', cards: fillers
   }, 201)
+  songs.cardIDs.push(...(await expectOk<{ cardIDs: string[] }>(app, 'add-cards', {
+    jwtToken: token, flashcardID: songs.flashcardID, cards: [{ front: 'la canción', back: 'the song' }]
+  }, 201)).cardIDs)
   await expectOk(app, 'create-folder', { jwtToken: token, path: ['Other'] }, 201)
   await expectOk(app, 'create-flashcard', { jwtToken: token, folder: ['Other'], flashcardName: 'Elsewhere', cards: [{ front: 'hello', back: 'hola' }] }, 201)
 
@@ -170,14 +174,18 @@ test('search: cards found by what they show, whatever the case and accents; a re
   const results = await page.$$eval('#search-results .search-result', (buttons) => buttons.map((button) => ({
     id: button.getAttribute('data-card-id'), snippet: button.querySelector('.search-snippet')?.textContent, place: button.querySelector('.search-place')?.textContent
   })))
-  t.same(results, [{ id: songs.cardIDs[30], snippet: 'la canción the song', place: 'Music › Spanish › Canciones' }], 'one card found, named with its deck and folder')
+  t.same(results, [{ id: songs.cardIDs[1000], snippet: 'la canción the song', place: 'Music › Spanish › Canciones' }], 'one card found, named with its deck and folder')
   await click(page, '#search-results .search-result')
   await page.waitForFunction(() => document.querySelector('#library-panel h2')?.textContent === 'Canciones')
   await page.waitForSelector('#card-list .card-found')
-  t.equal(await page.$eval('#card-list .card-found', (item) => item.getAttribute('data-card-id')), songs.cardIDs[30], 'the result opens its deck, the card found marked')
+  t.equal(await page.$eval('#card-list .card-found', (item) => item.getAttribute('data-card-id')), songs.cardIDs[1000], 'the result opens its deck, the card found marked')
   t.ok(await page.$eval('#card-list .card-found', (item) => { const box = item.getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight }),
-    'and in view, below thirty other cards')
+    'and in view, below a thousand other cards')
   t.ok(await page.$eval('#card-list .card-found', (item) => item === document.activeElement), 'with the focus on it')
+  t.same(await page.$$eval('#card-list .card-item', (items) => items.map((item) => item.getAttribute('data-card-id'))), songs.cardIDs,
+    'the deck shows all its 1,001 cards, in the order they were made')
+  t.equal(await page.$eval('#library-panel .panel-path', (path) => path.textContent), 'Deck in Music › Spanish · 1001 cards', 'and counts them all')
+  t.equal(await page.$('#cards-loading'), null, 'with nothing more said to be loading')
 
   await page.$eval('#search-query', (input) => { (input as HTMLInputElement).value = '' })
   await page.type('#search-query', 'zzz')

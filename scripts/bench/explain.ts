@@ -6,7 +6,9 @@ import type { CommandStartedEvent, Db, Document, MongoClient } from 'mongodb'
 import { userDay } from '../../src/domain/calendar.js'
 import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { heatmapStart } from '../../src/domain/stats.js'
-import { cardsRepository } from '../../src/repositories/cards.js'
+import { cardsRepository, type CreationOrderReader } from '../../src/repositories/cards.js'
+import { creationBounds } from '../../src/domain/card-pages.js'
+import { MAX_CARDS_PER_PAGE } from '../../src/domain/limits.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
 import { mediaRepository } from '../../src/repositories/media.js'
 import { flashcardIDsIn } from '../../src/domain/library-tree.js'
@@ -125,6 +127,8 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   const lastReview = await reviews.latest(userID)
   const someCard = queue[0]
   if (someCard === undefined || lastReview === null) throw new Error(`user ${userID} has no cards due or no reviews: the data is not the benchmark's`)
+  const bounds = creationBounds(user.createdAt, now)
+  const firstPage = async (reader: CreationOrderReader<unknown>) => [...await reader.next(32), ...await reader.next(MAX_CARDS_PER_PAGE - 32 + 1)]
 
   const hot: Array<{ query: string, usedBy: string, call: () => Promise<unknown> }> = [
     { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
@@ -138,7 +142,9 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'reviews.latest', usedBy: 'undo-review', call: () => reviews.latest(userID, user.studyDay?.start) },
     { query: 'cards.ofFlashcards', usedBy: 'get-all-cards', call: () => cards.ofFlashcards(userID, allFlashcardIDs) },
     { query: 'trees.read', usedBy: 'get-all-cards', call: () => trees.read(userID) },
-    { query: 'cards.byFlashcard', usedBy: 'get-flashcard', call: () => cards.byFlashcard(userID, someCard.flashcardID) },
+    // a page as services/library.ts reads one: a few cards first, then as many as the page is estimated to take
+    { query: 'cards.flashcardInCreationOrder', usedBy: 'get-flashcard (its first page)', call: () => firstPage(cards.flashcardInCreationOrder(userID, someCard.flashcardID, null, bounds)) },
+    { query: 'cards.libraryInCreationOrder', usedBy: 'get-all-cards with content (its first page)', call: () => firstPage(cards.libraryInCreationOrder(userID, null, bounds)) },
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
     { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) },
     // the bench data holds no media: these show that each is one range of its index on a full collection

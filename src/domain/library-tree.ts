@@ -498,6 +498,13 @@ function membersObject (members: Array<[string, unknown]>): JsonObject {
   return object
 }
 
+/** What a tree shows of a card, under its id: where it stands, then its content when it has one. */
+export function treeCardValue (card: CardLeaf): JsonObject {
+  return card.content === undefined
+    ? { last_review: card.last_review, review_status: card.review_status }
+    : { last_review: card.last_review, review_status: card.review_status, ...card.content }
+}
+
 /**
  * The published tree of today's cards (docs/interface.md) as JSON text: the folders and flashcards that hold the
  * cards given (every one of them with `includeEmpty`), each flashcard with its
@@ -513,9 +520,7 @@ export function treeJson (tree: LibraryTree, cards: readonly CardLeaf[], options
       ofFlashcard = Object.create(null) as JsonObject
       cardsByFlashcard.set(card.flashcardID, ofFlashcard)
     }
-    ofFlashcard[card.id] = card.content === undefined
-      ? { last_review: card.last_review, review_status: card.review_status }
-      : { last_review: card.last_review, review_status: card.review_status, ...card.content }
+    ofFlashcard[card.id] = treeCardValue(card)
   }
 
   function folderValue (folder: FolderNode | LibraryTree): JsonObject | null {

@@ -28,6 +28,16 @@ export const MAX_CARD_HISTORY = 20_000
 export const MAX_TREE_BYTES = 8 * 1024 * 1024
 
 /**
+ * The reads that give cards with their content (get-flashcard, get-all-cards
+ * with content) answer a page at a time: at most this many cards, and at most
+ * this many bytes of the cards' JSON (but always one card, so that a page
+ * always moves on), with a cursor for the rest. A flashcard may hold the whole
+ * card quota of 10,000-character sides, far too much for one answer.
+ */
+export const MAX_CARDS_PER_PAGE = 1000
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024
+
+/**
  * The shortest password register and change-password accept (their schemas check it).
  * Here rather than in passwords.ts, which needs Node: the request schemas import it,
  * and the study page type-checks against those schemas without Node's types.

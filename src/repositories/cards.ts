@@ -1,6 +1,7 @@
 import type { ClientSession, Db } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
+import { comesBefore, placeOf, type CardPlace, type CreationBounds } from '../domain/card-pages.js'
 import { oneBatch } from './batches.js'
 import type { TextFormat } from '../domain/card-content.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
@@ -153,6 +154,97 @@ async function readQueue (range: QueueRange, limit: number, read: WindowRead): P
   return found
 }
 
+/** Where a read in creation order looks: the cards of these createdOrders, those of one createdOrder after an id. */
+type OrderWindow = { createdOrder: number | Record<string, number>, _id?: { $gt: string } }
+
+/** Reads the first `limit` cards of a window in creation order (createdOrder, then _id). */
+type OrderWindowRead<Card> = (window: OrderWindow, limit: number) => Promise<Card[]>
+
+/** Cards in creation order, a few at a time. */
+export interface CreationOrderReader<Card> {
+  /** the next `wanted` cards; fewer only once the last card has been read */
+  next: (wanted: number) => Promise<Card[]>
+}
+
+/**
+ * Reads cards in creation order from after a place (or from the first), in
+ * windows of createdOrder, as readQueue reads a queue in windows of due: a
+ * query reads every card its filter matches whatever its limit (the embedded
+ * database even on an index), so each window is sized to hold about the cards
+ * still wanted, from the density seen, and grows through empty stretches. The
+ * windows follow each other without gap or overlap; a window cut short by its
+ * limit is taken up again after its last card returned (the rest of that
+ * card's createdOrder by id, then above it), so no card is skipped or read twice.
+ */
+function readerInCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
+  read: OrderWindowRead<Card>, after: CardPlace | null, bounds: CreationBounds
+): CreationOrderReader<Card> {
+  // the cards of this createdOrder after this id are still to read
+  let tie: CardPlace | null = after
+  // then the windows go on from here: above it, or at it too once a window ended there; -Infinity before the floor's window
+  let from = after === null ? -Infinity : after.createdOrder
+  let fromIncluded = false
+  // createdOrders per card seen: a batch created together has consecutive ones
+  let unitsPerCard = 1
+  let ended = false
+
+  return {
+    async next (wanted: number): Promise<Card[]> {
+      const found: Card[] = []
+      if (wanted <= 0 || ended) return found
+      const takeUpAfter = (last: Card) => {
+        tie = placeOf(last)
+        from = last.createdOrder
+        fromIncluded = false
+      }
+      if (tie !== null) {
+        found.push(...await read({ createdOrder: tie.createdOrder, _id: { $gt: tie.cardID } }, wanted))
+        tie = null
+        const last = found.at(-1)
+        if (last !== undefined && found.length >= wanted) {
+          takeUpAfter(last)
+          return found
+        }
+      }
+      // the next window's span; when unknown, as many createdOrders as the cards wanted take at the density seen
+      // (one more for a window that starts past `from`)
+      let span: number | undefined
+      while (found.length < wanted) {
+        const asked = wanted - found.length
+        const start = from
+        const below = start === -Infinity
+        span ??= Math.ceil(asked * unitsPerCard) + (fromIncluded ? 0 : 1)
+        const to = below ? bounds.floor : start + span
+        const last = !below && to >= bounds.horizon
+        const bound = below ? {} : { [fromIncluded ? '$gte' : '$gt']: start }
+        const window = await read({ createdOrder: { ...bound, ...(last ? {} : { $lt: to }) } }, asked)
+        found.push(...window)
+        const lastCard = window.at(-1)
+        if (lastCard !== undefined && window.length >= asked) {
+          // cut short by the limit: the window may hold more after its last card, as densely as its cards lie
+          const firstCard = window[0]
+          if (firstCard !== undefined && window.length > 1) unitsPerCard = Math.max(1, (lastCard.createdOrder - firstCard.createdOrder) / (window.length - 1))
+          takeUpAfter(lastCard)
+          return found
+        }
+        if (last) {
+          ended = true
+          return found
+        }
+        if (below) {
+          span = undefined
+        } else {
+          if (window.length > 0) unitsPerCard = Math.max(1, span / window.length)
+          span = nextSpan(span, window.length, asked - window.length)
+        }
+        from = to
+        fromIncluded = true
+      }
+      return found
+    }
+  }
+}
+
 /** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
 async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
   flashcardIDs: readonly string[], read: (part: string[]) => Promise<Card[]>
@@ -254,6 +346,47 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     /** The cards of one flashcard in creation order. Index user_flashcard. */
     byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
       return cards.find({ userID, flashcardID }, inSession).sort({ createdOrder: 1, _id: 1 }).toArray()
+    },
+
+    /**
+     * A flashcard's cards in creation order from after a place (get-flashcard's pages), read as
+     * readerInCreationOrder says: each window one range of index user_flashcard_order.
+     */
+    flashcardInCreationOrder (userID: string, flashcardID: string, after: CardPlace | null, bounds: CreationBounds): CreationOrderReader<CardDocument> {
+      return readerInCreationOrder(async (window, limit) => await cards.find({ userID, flashcardID, ...window }, { ...oneBatch(limit), session })
+        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray(), after, bounds)
+    },
+
+    /**
+     * Some cards of a flashcard, in creation order from after a place (get-flashcard with
+     * cardIDs): their places read first, then their content as many at a time as wanted.
+     * A card deleted meanwhile is left out. By _id.
+     */
+    chosenInCreationOrder (userID: string, flashcardID: string, cardIDs: readonly string[], after: CardPlace | null): CreationOrderReader<CardDocument> {
+      let places: CardPlace[] | undefined
+      return {
+        async next (wanted: number): Promise<CardDocument[]> {
+          places ??= (await cards.find({ _id: { $in: [...cardIDs] }, userID, flashcardID }, { projection: { createdOrder: 1 }, ...oneBatch(cardIDs.length), session }).toArray())
+            .map(placeOf).filter((place) => after === null || comesBefore(after, place)).sort((a, b) => comesBefore(a, b) ? -1 : 1)
+          const found: CardDocument[] = []
+          while (found.length < wanted && places.length > 0) {
+            const taken = places.splice(0, wanted - found.length)
+            const read = await cards.find({ _id: { $in: taken.map((place) => place.cardID) }, userID, flashcardID }, { ...oneBatch(taken.length), session }).toArray()
+            found.push(...read.sort((a, b) => comesBefore(placeOf(a), placeOf(b)) ? -1 : 1))
+          }
+          return found
+        }
+      }
+    },
+
+    /**
+     * All of a user's cards in creation order from after a place, with their content
+     * (get-all-cards' pages), read as readerInCreationOrder says: each window one range
+     * of index user_order.
+     */
+    libraryInCreationOrder (userID: string, after: CardPlace | null, bounds: CreationBounds): CreationOrderReader<ContentCard> {
+      return readerInCreationOrder(async (window, limit) => await cards.find({ userID, ...window }, { projection: CONTENT_PROJECTION, ...oneBatch(limit), session })
+        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray(), after, bounds)
     },
 
     /** The creation order of the newest card of a flashcard, or null for one without cards. Index user_flashcard. */
@@ -562,12 +695,6 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      */
     forExport (userID: string, flashcardIDs: readonly string[]): AsyncIterable<ExportCard> {
       return cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { html: 0, version: 0, lastReviewID: 0 }, session })
-    },
-
-    /** ofFlashcards, each card with its content too (text, format, rendered sides, cloze note). Index user_flashcard. */
-    async withContentOfFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<ContentCard[]> {
-      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
-        { userID, flashcardID: { $in: part } }, { projection: CONTENT_PROJECTION, ...oneBatch(100_000), session }).toArray())
     }
   }
 }

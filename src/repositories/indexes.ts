@@ -12,6 +12,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)
     { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
     { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' },
+    // the pages of cards with their content, each a range from the last page's card on (cards.flashcardInCreationOrder,
+    // libraryInCreationOrder): a flashcard's cards, and all of a user's, in creation order
+    { key: { userID: 1, flashcardID: 1, createdOrder: 1, _id: 1 }, name: 'user_flashcard_order' },
+    { key: { userID: 1, createdOrder: 1, _id: 1 }, name: 'user_order' },
     // whether a card still shows a media file (the clean-up of media, services/media.ts); only cards
     // that show media are in it, so that the others cost it nothing
     { key: { userID: 1, media: 1 }, name: 'user_media', partialFilterExpression: { media: { $exists: true } } }

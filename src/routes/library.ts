@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { TOP_LEVEL } from '../domain/library-tree.js'
+import { MAX_CARDS_PER_PAGE, MAX_PAGE_BYTES } from '../domain/limits.js'
 import { refusals } from '../schemas/common.js'
 import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
 import {
-  AddCardsBody, AddedCards, AllCardsBody, CardBody, DeletedCard, DeletedFlashcard, DeletedFolder,
-  EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
+  AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeletedCard, DeletedFlashcard, DeletedFolder,
+  EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
-import { JSON_TEXT, LibraryTree } from '../schemas/study.js'
+import { JSON_TEXT } from '../schemas/study.js'
 
 const library: FastifyPluginAsyncTypebox = async (app) => {
   const { library } = app.services
@@ -64,12 +65,18 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/get-flashcard', {
     schema: {
-      summary: 'A flashcard with its folder path and every card, text and schedule',
+      summary: 'A flashcard with its folder path and its cards, text and schedule, a page at a time',
+      description: `A page holds at most ${MAX_CARDS_PER_PAGE.toLocaleString('en')} cards and ${MAX_PAGE_BYTES / 1024 / 1024} MiB of them, in creation order; ` +
+        'nextCursor, present while more follow, asks for the next page. A card added or deleted between two pages makes no other card come twice or go missing. ' +
+        '400 invalid_field for a cursor this service did not give for this flashcard.',
       tags: ['library'],
-      body: FlashcardBody,
+      body: GetFlashcardBody,
       response: { 200: Flashcard, ...refusals(404) }
     }
-  }, async (request) => await library.getFlashcard(request.account, request.body.flashcardID))
+  }, async (request) => {
+    const { flashcardID, cursor, cardIDs } = request.body
+    return await library.getFlashcard(request.account, flashcardID, { cursor, cardIDs })
+  })
 
   app.post('/rename-flashcard', {
     schema: {
@@ -147,12 +154,16 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       summary: 'The whole library as a tree, every card included',
       description: 'The shape of the published tree (docs/interface.md) (as get-today-cards), with every folder and flashcard: an empty folder is {}, a flashcard without cards has cards {}. ' +
-        'With content: true, each card also gives its text and the HTML to show.',
+        'With content: true, each card also gives its text and the HTML to show, and the answer is a page {library, nextCursor?}: ' +
+        `library holds at most ${MAX_CARDS_PER_PAGE.toLocaleString('en')} cards and ${MAX_PAGE_BYTES / 1024 / 1024} MiB of them; nextCursor, present while more follow, asks for the next page.`,
       tags: ['library'],
       body: AllCardsBody,
-      response: { 200: LibraryTree }
+      response: { 200: AllCardsAnswer }
     }
-  }, async (request, reply) => reply.type(JSON_TEXT).send(await library.allCards(request.account, { content: request.body.content === true })))
+  }, async (request, reply) => {
+    const { content, cursor } = request.body
+    return reply.type(JSON_TEXT).send(await library.allCards(request.account, { content: content === true, cursor }))
+  })
 }
 
 export default library

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, JwtToken, StringEnum } from './common.js'
-import { MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
+import { MAX_CARDS_PER_PAGE, MAX_CARDS_PER_REQUEST, MAX_PAGE_BYTES } from '../domain/limits.js'
 import { CardBack, CardFront, CardText, ClozeText, Name, TextFormat } from './library.js'
+import { LibraryTree } from './study.js'
 
 export const PARENT_ID_PATTERN = '^([0-9]{30,64})?$'
 
@@ -44,6 +45,28 @@ export const DeletedFolder = Type.Object({
 export const FlashcardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id })
 export type FlashcardBody = Static<typeof FlashcardBody>
 
+const PAGE_LIMITS = `at most ${MAX_CARDS_PER_PAGE.toLocaleString('en')} cards and ${MAX_PAGE_BYTES / 1024 / 1024} MiB of their JSON (always at least one card)`
+
+/** Where a page of cards begins: after the last card of the page that gave it. */
+const Cursor = (description: string) => Type.String({ minLength: 1, maxLength: 512, description })
+
+const NextCursor = Type.String({
+  description: 'present only when more cards follow this page: send it back as cursor for the next page; absent on the last page'
+})
+
+export const GetFlashcardBody = Type.Object({
+  jwtToken: JwtToken,
+  flashcardID: Id,
+  cursor: Type.Optional(Cursor('the nextCursor of the previous answer, as it came (opaque): the page after it; absent: the first page')),
+  cardIDs: Type.Optional(Type.Array(Id, {
+    minItems: 1,
+    maxItems: MAX_CARDS_PER_PAGE,
+    description: `only these cards of the flashcard (1 to ${MAX_CARDS_PER_PAGE.toLocaleString('en')} ids), in creation order; an id of no card of the flashcard is left out. ` +
+      'Paged as the whole flashcard is: send the same cardIDs with the cursor'
+  }))
+})
+export type GetFlashcardBody = Static<typeof GetFlashcardBody>
+
 /** A card's content as every read gives it. */
 export const CardContent = {
   front: Type.String({ description: 'as written; for a card of a cloze note, the note\'s cloze text' }),
@@ -80,7 +103,8 @@ export const Flashcard = Type.Object({
   flashcardName: Type.String(),
   description: Type.String(),
   folder: Path,
-  cards: Type.Array(CardDetails, { description: 'in creation order' })
+  cards: Type.Array(CardDetails, { description: `a page of the flashcard's cards in creation order: ${PAGE_LIMITS}; the next page follows nextCursor` }),
+  nextCursor: Type.Optional(NextCursor)
 })
 
 export const RenameFlashcardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, name: Name })
@@ -145,9 +169,24 @@ export const AllCardsBody = Type.Object({
   jwtToken: JwtToken,
   content: Type.Optional(Type.Boolean({
     description: 'true: each card also gives its content, as get-flashcard does (front, back, format, frontHtml, backHtml; noteID and clozeNumber ' +
-      'for a card of a cloze note). Default false: each card is {last_review, review_status} only, as before, which is several times less to read and send'
-  }))
+      'for a card of a cloze note), and the answer is a page {library, nextCursor?}. Default false: the tree itself, each card {last_review, review_status} only, ' +
+      'as before, which is several times less to read and send'
+  })),
+  cursor: Type.Optional(Cursor('with content: true only: the nextCursor of the previous page, as it came (opaque); absent: the first page'))
 })
+
+/** A page of get-all-cards with content. */
+export const LibraryPage = Type.Object({
+  library: LibraryTree,
+  nextCursor: Type.Optional(NextCursor)
+}, {
+  description: `get-all-cards with content: true: library is the tree of the library (as without content), holding only this page's cards, with their content: ${PAGE_LIMITS}, ` +
+    'the library\'s cards in creation order. The first page holds every folder and flashcard, those without cards of the page too; ' +
+    'the next pages only those that hold their cards. Merge the pages\' trees to have the whole library'
+})
+
+/** get-all-cards answers the tree itself without content, a page of it with content. */
+export const AllCardsAnswer = Type.Union([LibraryTree, LibraryPage], { description: 'without content: the tree; with content: true, a page {library, nextCursor?}' })
 
 // ---- the library with its ids
 

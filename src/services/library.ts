@@ -5,14 +5,15 @@ import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domai
 import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
   addFlashcard, createFolderPath, describePath, flashcardIDsIn, flashcardWithPath, moveFlashcard, moveFolder, removeFlashcard,
-  removeFolder, renameFlashcard, renameFolder, treeJson, type FolderNode, type LibraryTree
+  removeFolder, renameFlashcard, renameFolder, treeCardValue, treeJson, type FolderNode, type LibraryTree
 } from '../domain/library-tree.js'
+import { CardPage, CREATED_ORDERS_PER_MS, creationBounds, cursorAfter, LIBRARY_PAGES, placeOf, placeOfCursor, type CardPlace } from '../domain/card-pages.js'
 import { newSchedule } from '../domain/scheduling.js'
 import type { Repositories } from '../repositories/index.js'
-import type { CardContent, CardDocument, ClozeSibling } from '../repositories/cards.js'
+import type { CardContent, CardDocument, ClozeSibling, CreationOrderReader } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import { storeNewCards, addToUsageWithinQuotas, type ServiceContext } from './context.js'
-import { cardDetails, cardLeaves, cardLeavesWithContent, type UserMediaUrl } from './wire.js'
+import { cardDetails, cardLeaves, contentLeafOf, type UserMediaUrl } from './wire.js'
 import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
@@ -55,7 +56,7 @@ function cardDocument (userID: string, flashcardID: string, content: CardContent
     ...sibling,
     ...newSchedule(now),
     isNew: true,
-    createdOrder: now.getTime() * 1000 + position,
+    createdOrder: now.getTime() * CREATED_ORDERS_PER_MS + position,
     createdAt: now,
     version: 0,
     lastReviewID: null
@@ -119,6 +120,36 @@ function cardInputs (cards: readonly CardWriting[], where: string): CardInput[] 
   })
   if (made > MAX_CARDS_PER_REQUEST) throw tooManyCards(where, made)
   return inputs
+}
+
+/** The bytes of a value's JSON. */
+function jsonBytes (value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value))
+}
+
+/**
+ * One page of cards read in creation order: each card as `show` gives it (or
+ * left out, undefined), until the page holds MAX_CARDS_PER_PAGE cards or
+ * MAX_PAGE_BYTES of their JSON as `bytesOf` measures it, read a few at a time
+ * as the sizes seen say. `last`: the place of the page's last card when more
+ * cards follow it, null when it is the last page.
+ */
+async function pageOfCards<Card extends { _id: string, createdOrder: number }, Shown> (reader: CreationOrderReader<Card>,
+  show: (card: Card) => Shown | undefined, bytesOf: (shown: Shown) => number): Promise<{ cards: Shown[], last: CardPlace | null }> {
+  const page = new CardPage<Shown>()
+  let last: CardPlace | null = null
+  while (!page.more) {
+    const wanted = page.wanted()
+    const read = await reader.next(wanted)
+    for (const card of read) {
+      const shown = show(card)
+      if (shown === undefined) continue
+      if (!page.add(shown, bytesOf(shown))) break
+      last = placeOf(card)
+    }
+    if (read.length < wanted) break
+  }
+  return { cards: page.cards, last: page.more ? last : null }
 }
 
 /**
@@ -284,18 +315,28 @@ export function libraryService (context: ServiceContext) {
       return answer
     },
 
-    /** A flashcard with its folder path and every card, content and schedule. */
-    async getFlashcard (user: UserDocument, flashcardID: string) {
+    /**
+     * A flashcard with its folder path and a page of its cards, content and schedule, in
+     * creation order: the first page, or the one after `cursor`; with `cardIDs`, only those
+     * of its cards. `nextCursor` when more follow.
+     */
+    async getFlashcard (user: UserDocument, flashcardID: string, options: { cursor?: string, cardIDs?: readonly string[] } = {}) {
       const { trees, cards } = context.repositories
-      const [tree, flashcardCards] = await Promise.all([trees.read(user._id), cards.byFlashcard(user._id, flashcardID)])
-      const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
+      const after = options.cursor === undefined ? null : placeOfCursor(options.cursor, flashcardID)
+      const { flashcard, folder } = flashcardWithPath(await trees.read(user._id), flashcardID)
       const now = context.clock()
+      const reader = options.cardIDs === undefined
+        ? cards.flashcardInCreationOrder(user._id, flashcardID, after, creationBounds(user.createdAt, now))
+        : cards.chosenInCreationOrder(user._id, flashcardID, [...new Set(options.cardIDs)], after)
+      const mediaUrl = mediaUrlOf(user._id)
+      const page = await pageOfCards(reader, (card) => cardDetails(card, user, mediaUrl, now), (shown) => jsonBytes(shown) + 1)
       return {
         flashcardID,
         flashcardName: flashcard.name,
         description: flashcard.description,
         folder,
-        cards: flashcardCards.map((card) => cardDetails(card, user, mediaUrlOf(user._id), now))
+        cards: page.cards,
+        ...(page.last === null ? {} : { nextCursor: cursorAfter(flashcardID, page.last) })
       }
     },
 
@@ -431,16 +472,31 @@ export function libraryService (context: ServiceContext) {
 
     /**
      * The whole library in the shape of the published tree (docs/interface.md), as JSON text: every folder (an empty one
-     * as {}), every flashcard, every card; with `content`, each card with its text and the HTML to show. Without it, the
-     * cards' text is not even read: it is most of what a card holds.
+     * as {}), every flashcard, every card. Without `content`, the cards' text is not even read: it is most of what a card
+     * holds. With it, each card with its text and the HTML to show, a page at a time: `{library, nextCursor?}`, the
+     * library's cards in creation order, the first page with every folder and flashcard, the next ones with only those
+     * that hold their cards.
      */
-    async allCards (user: UserDocument, options: { content: boolean } = { content: false }): Promise<string> {
+    async allCards (user: UserDocument, options: { content: boolean, cursor?: string } = { content: false }): Promise<string> {
       const { trees, cards } = context.repositories
+      if (!options.content) {
+        if (options.cursor !== undefined) {
+          throw new Refusal('invalid_field', 'body.cursor pages get-all-cards with content: true only; without content the answer is the whole library at once: send no cursor')
+        }
+        const tree = await trees.read(user._id)
+        return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders)), user), { includeEmpty: true })
+      }
+      const after = options.cursor === undefined ? null : placeOfCursor(options.cursor, LIBRARY_PAGES)
       const tree = await trees.read(user._id)
-      const flashcardIDs = flashcardIDsIn(tree.folders)
-      if (!options.content) return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDs), user), { includeEmpty: true })
-      const everyCard = await cards.withContentOfFlashcards(user._id, flashcardIDs)
-      return treeJson(tree, cardLeavesWithContent(everyCard, user, mediaUrlOf(user._id), context.clock()), { includeEmpty: true })
+      const inTree = new Set(flashcardIDsIn(tree.folders))
+      const now = context.clock()
+      const leafOf = contentLeafOf(user, mediaUrlOf(user._id), now)
+      // a card of a flashcard the tree lacks has no place to show (treeJson would leave it out too)
+      const page = await pageOfCards(cards.libraryInCreationOrder(user._id, after, creationBounds(user.createdAt, now)),
+        (card) => inTree.has(card.flashcardID) ? leafOf(card) : undefined,
+        (leaf) => jsonBytes(leaf.id) + jsonBytes(treeCardValue(leaf)) + 2)
+      const library = treeJson(tree, page.cards, { includeEmpty: after === null })
+      return page.last === null ? `{"library":${library}}` : `{"library":${library},"nextCursor":${JSON.stringify(cursorAfter(LIBRARY_PAGES, page.last))}}`
     }
   }
 }

@@ -106,11 +106,10 @@ export function memoryState (card: Partial<Pick<CardSchedule, 'stability' | 'dif
   return { stability: decimal(card.stability), difficulty: decimal(card.difficulty), retrievability: decimal(retrievability) }
 }
 
-/** Every card of a tree as get-all-cards shows it: where it stands, its content and standing. */
-export function cardLeavesWithContent (cards: ReadonlyArray<StoredCard & CardContent & Partial<ClozeSibling> & CardStandingFields>, calendar: UserCalendar,
-  mediaUrl: UserMediaUrl, now: Date): CardLeaf[] {
+/** A card of a tree as get-all-cards with content shows it: where it stands, its content and standing; the user's calendar looked up once for every card. */
+export function contentLeafOf (calendar: UserCalendar, mediaUrl: UserMediaUrl, now: Date): (card: StoredCard & CardContent & Partial<ClozeSibling> & CardStandingFields) => CardLeaf {
   const displayDay = displayDaysOf(calendar)
-  return cards.map((card) => ({ ...leafOf(card, displayDay), content: { ...cardContent(card, mediaUrl), ...cardStanding(card, calendar, now) } }))
+  return (card) => ({ ...leafOf(card, displayDay), content: { ...cardContent(card, mediaUrl), ...cardStanding(card, calendar, now) } })
 }
 
 /** A card with its content, schedule and standing, as get-flashcard, edit-card and the study queue show it. */

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Db } from 'mongodb'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { databaseOf, expectOk, type TestUser } from './app.js'
+import { databaseOf, expectOk, flashcardPages, type TestUser } from './app.js'
 import { FIXTURES, type ExpectedCard } from './anki.js'
 import { formBody } from './media.js'
 
@@ -90,7 +90,8 @@ export async function importedCards (app: FastifyInstance, user: TestUser): Prom
   const stored = await databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { flashcardID: 1, ankiGuid: 1, ankiOrd: 1 } }).toArray()
   const flashcards = new Map<string, Flashcard>()
   for (const flashcardID of new Set(stored.map((card) => card.flashcardID as string))) {
-    flashcards.set(flashcardID, await expectOk<Flashcard>(app, 'get-flashcard', { jwtToken: user.jwtToken, flashcardID }))
+    const pages = await flashcardPages<CardDetails>(app, user.jwtToken, flashcardID)
+    flashcards.set(flashcardID, { ...pages[0] as Flashcard, cards: pages.flatMap((page) => page.cards) })
   }
   const cards = new Map<string, CardDetails & { flashcard: Flashcard }>()
   for (const card of stored) {

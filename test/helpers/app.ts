@@ -138,3 +138,39 @@ export function tamperedToken (token: string): string {
   const changed = signature[at] === 'A' ? 'B' : 'A'
   return `${head ?? ''}.${payload ?? ''}.${signature.slice(0, at)}${changed}${signature.slice(at + 1)}`
 }
+
+/** A page of get-flashcard: the flashcard, this page's cards, and the cursor of the next while more follow. */
+export interface FlashcardPage<Card> { flashcardID: string, flashcardName: string, folder: string[], cards: Card[], nextCursor?: string }
+
+/** Every page of a flashcard's cards (get-flashcard), each nextCursor followed to the last page. */
+export async function flashcardPages<Card = Record<string, unknown>> (app: FastifyInstance, jwtToken: string, flashcardID: string,
+  body: Record<string, unknown> = {}): Promise<Array<FlashcardPage<Card>>> {
+  const pages: Array<FlashcardPage<Card>> = []
+  let cursor: string | undefined
+  do {
+    const page: FlashcardPage<Card> = await expectOk(app, 'get-flashcard', { jwtToken, flashcardID, ...body, ...(cursor === undefined ? {} : { cursor }) })
+    pages.push(page)
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return pages
+}
+
+/** Every card of a flashcard, in creation order, read page after page (get-flashcard). */
+export async function everyCardOf<Card = Record<string, unknown>> (app: FastifyInstance, jwtToken: string, flashcardID: string): Promise<Card[]> {
+  return (await flashcardPages<Card>(app, jwtToken, flashcardID)).flatMap((page) => page.cards)
+}
+
+/** A page of get-all-cards with content: true. */
+export interface LibraryPage { library: Record<string, unknown>, nextCursor?: string }
+
+/** Every page of get-all-cards with content: true, each nextCursor followed to the last page. */
+export async function libraryPages (app: FastifyInstance, jwtToken: string): Promise<LibraryPage[]> {
+  const pages: LibraryPage[] = []
+  let cursor: string | undefined
+  do {
+    const page: LibraryPage = await expectOk(app, 'get-all-cards', { jwtToken, content: true, ...(cursor === undefined ? {} : { cursor }) })
+    pages.push(page)
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return pages
+}

@@ -219,7 +219,7 @@ test('a flag is a label: 0 to 7, shown by the card reads, changing nothing of th
   t.strictSame(scheduleOf(await stored(app, cardID)), before, 'the schedule as it was')
   t.match(await call('flag-card', { flashcardID: deck.flashcardID, cardID, flag: 0 }), { flag: '0' }, '0 takes the flag off')
   t.equal((await stored(app, cardID))?.flag, undefined, 'nothing stored for no flag')
-  const content = await expectOk<Record<string, Record<string, { cards: Record<string, { flag: string }> }>>>(app, 'get-all-cards', { jwtToken: user.jwtToken, content: true })
+  const content = (await expectOk<{ library: Record<string, Record<string, { cards: Record<string, { flag: string }> }>> }>(app, 'get-all-cards', { jwtToken: user.jwtToken, content: true })).library
   t.equal(Object.values(content)[0]?.[Object.keys(Object.values(content)[0] ?? {})[0] ?? '']?.cards[cardID]?.flag, '0', 'get-all-cards with content shows it too')
 
   await expectRefusal(t, app, 'flag-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID, flag: 8 }, 400, 'invalid_field')

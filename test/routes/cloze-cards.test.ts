@@ -68,7 +68,7 @@ test('a cloze note makes one card per number, each asking for its own deletions'
     frontHtml: 'Paris is the capital of <span class="cloze">[country]</span>; Lyon is not',
     backHtml: 'Paris is the capital of <span class="cloze">France</span>; Lyon is not<br>Back &lt;extra&gt;'
   })
-  const tree = await call('get-all-cards', { content: true })
+  const tree = (await call('get-all-cards', { content: true })).library
   t.match(tree.Geography.Capitals.cards[cardIDs[2] as string], { clozeNumber: '2', noteID: first?.noteID, frontHtml: second?.frontHtml })
 
   const html = await call('add-cards', {

@@ -69,7 +69,7 @@ test('an html card keeps its source and shows it sanitized, on every read and af
   const cardID = cardIDs[0] as string
   const shown = { front, format: 'html', frontHtml: '<b>perro</b> <span>hidden?</span>', backHtml: '<ruby>犬<rt>いぬ</rt></ruby>' }
   t.match((await cards(flashcardID))[0], shown, 'get-flashcard: the source as written, and the HTML to show')
-  const tree = await call('get-all-cards', { content: true })
+  const tree = (await call('get-all-cards', { content: true })).library
   t.strictSame(tree.Cards.Deck.cards[cardID], { last_review: (await cards(flashcardID))[0]?.last_review, review_status: '0.0', ...shown, back: '<ruby>犬<rt>いぬ</rt></ruby>', suspended: 'false', flag: '0' },
     'get-all-cards with content: true too')
   t.strictSame(Object.keys((await call('get-all-cards')).Cards.Deck.cards[cardID]), ['last_review', 'review_status'], 'and without, as before')
@@ -108,7 +108,7 @@ test('media: media:<id> becomes the signed address; an unknown one is left out; 
   t.equal(card?.backHtml, `<audio src="/media/${MEDIA.bark}?expires=1&amp;sig=x" controls></audio>`)
   t.strictSame(await storedMedia(app, cardID), [MEDIA.dog, STRANGER, MEDIA.bark], 'create-flashcard: every media the sides refer to')
   t.equal(await storedMedia(app, plainID), undefined, 'plain text refers to no media: the card has no media field (index user_media holds only cards with one)')
-  const tree = await call('get-all-cards', { content: true })
+  const tree = (await call('get-all-cards', { content: true })).library
   t.equal(tree.Cards.Deck.cards[cardID].frontHtml, card?.frontHtml, 'get-all-cards signs the same way')
 
   await call('edit-card', { flashcardID, cardID, front: `<img src="media:${MEDIA.cat}">` })

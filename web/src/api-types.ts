@@ -122,7 +122,7 @@ export interface Operations {
   'move-folder': Op<typeof manage.MoveFolderBody, typeof manage.PlacedFolder>
   'delete-folder': Op<typeof manage.FolderBody, typeof manage.DeletedFolder>
   'create-flashcard': Op<typeof library.CreateFlashcardBody, typeof library.CreatedFlashcard>
-  'get-flashcard': Op<typeof manage.FlashcardBody, typeof manage.Flashcard>
+  'get-flashcard': Op<typeof manage.GetFlashcardBody, typeof manage.Flashcard>
   'rename-flashcard': Op<typeof manage.RenameFlashcardBody, typeof manage.RenamedFlashcard>
   'move-flashcard-set': Op<typeof manage.MoveFlashcardBody, typeof manage.MovedFlashcard>
   'delete-flashcard': Op<typeof manage.FlashcardBody, typeof manage.DeletedFlashcard>

@@ -122,13 +122,30 @@ async function sendAll (): Promise<void> {
   }
 }
 
-/** The cards the answers are for, as the service has them now, by flashcardID/cardID; a deck deleted meanwhile has none. */
+/** The card ids get-flashcard takes at once (its cardIDs hold at most as many as a page of cards). */
+const CARDS_PER_READ = 1000
+
+/**
+ * The cards the answers are for, as the service has them now, by flashcardID/cardID; a deck
+ * deleted meanwhile has none, nor has a card deleted meanwhile. Only those cards are read
+ * (get-flashcard's cardIDs, as many as a page takes at a time), not every card of their decks.
+ */
 async function cardsAsTheyAre (answers: WaitingAnswer[]): Promise<Map<string, CardDetails>> {
   const found = new Map<string, CardDetails>()
-  for (const flashcardID of new Set(answers.map((answer) => answer.flashcardID))) {
+  const byFlashcard = new Map<string, Set<string>>()
+  for (const answer of answers) byFlashcard.set(answer.flashcardID, (byFlashcard.get(answer.flashcardID) ?? new Set()).add(answer.cardID))
+  for (const [flashcardID, cardIDs] of byFlashcard) {
+    const ids = [...cardIDs]
     try {
-      const flashcard = await callApi('get-flashcard', { flashcardID })
-      for (const card of flashcard.cards) found.set(`${flashcardID}/${card.cardID}`, card)
+      for (let from = 0; from < ids.length; from += CARDS_PER_READ) {
+        const chosen = ids.slice(from, from + CARDS_PER_READ)
+        let cursor: string | undefined
+        do {
+          const flashcard = await callApi('get-flashcard', { flashcardID, cardIDs: chosen, ...(cursor === undefined ? {} : { cursor }) })
+          for (const card of flashcard.cards) found.set(`${flashcardID}/${card.cardID}`, card)
+          cursor = flashcard.nextCursor
+        } while (cursor !== undefined)
+      }
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'flashcard_not_found')) throw error
     }

@@ -1,5 +1,5 @@
 // Today's cards as a study queue: get-study-queue gives them, in order, with their texts;
-// get-flashcard reads one card again (an undo brings back a card the page may no longer hold).
+// get-flashcard reads one card again, by its id (an undo brings back a card the page may no longer hold).
 import { ApiError, callApi } from './api.js'
 import type { CardDetails, Flashcard, TextFormat } from './api-types.js'
 
@@ -67,7 +67,8 @@ export async function loadStudyQueue (scope: StudyScope): Promise<StudyCard[]> {
  * hold); undefined when the card or its flashcard has been deleted since.
  */
 export async function loadStudyCard (flashcardID: string, cardID: string): Promise<StudyCard | undefined> {
-  const flashcard = await unlessGone(callApi('get-flashcard', { flashcardID }))
+  // that card alone: the flashcard's pages could hold thousands of others before it
+  const flashcard = await unlessGone(callApi('get-flashcard', { flashcardID, cardIDs: [cardID] }))
   const card = flashcard?.cards.find((candidate) => candidate.cardID === cardID)
   return flashcard === undefined || card === undefined ? undefined : studyCard(flashcard, card)
 }

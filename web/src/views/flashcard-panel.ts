@@ -14,9 +14,11 @@ import {
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
 
 /**
- * Shows the flashcard with its cards; resolves once they are on screen. `isCurrent` tells
- * whether this is still the panel's latest drawing: when something else has been chosen
- * (or this flashcard again) meanwhile, this reply draws nothing.
+ * Shows the flashcard with its cards; resolves once they are all on screen. The service
+ * gives a large flashcard's cards a page at a time: the first page is drawn at once, and
+ * each next page is added below it as it comes. `isCurrent` tells whether this is still
+ * the panel's latest drawing: when something else has been chosen (or this flashcard
+ * again) meanwhile, this reply draws nothing, and no further page is asked for.
  */
 export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry, actions: LibraryActions, isCurrent: () => boolean): Promise<void> {
   // the heading stays while the cards load and after, so the focus put on it stays too
@@ -24,24 +26,46 @@ export async function flashcardPanel (panel: HTMLElement, entry: FlashcardEntry,
   replaceChildren(panel, [heading, el('p', { class: 'loading' }, ['Loading its cards…'])])
   const flashcard = await callApi('get-flashcard', { flashcardID: entry.flashcardID })
   if (!isCurrent()) return
-  drawFlashcard(heading, flashcard, entry.folderID, entry, actions)
+  const list = drawFlashcard(heading, flashcard, entry.folderID, entry, actions)
+  let cursor = flashcard.nextCursor
+  try {
+    while (cursor !== undefined) {
+      const page = await callApi('get-flashcard', { flashcardID: entry.flashcardID, cursor })
+      if (!isCurrent()) return
+      list.add(page.cards)
+      cursor = page.nextCursor
+    }
+  } finally {
+    list.loaded()
+  }
 }
 
-function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, today: { due: number, new: number }, actions: LibraryActions): void {
+/** The card list of a flashcard drawn: the cards of further pages are added to it, and it is told when the last has come. */
+interface DrawnCards { add: (cards: readonly CardDetails[]) => void, loaded: () => void }
+
+function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: string, entry: Pick<FlashcardEntry, 'due' | 'new' | 'cardCount'>,
+  actions: LibraryActions): DrawnCards {
+  let shown = flashcard.cards.length
+  const count = () => `Deck in ${pathText(flashcard.folder)} · ${plural(shown, 'card')}`
   const cardList = el('ol', { class: 'card-list', id: 'card-list' }, flashcard.cards.map((card) => cardItem(flashcard, card, actions)))
+  const path = el('p', { class: 'panel-path' }, [count()])
+  const loadingMore = flashcard.nextCursor === undefined ? null : el('p', { class: 'loading', id: 'cards-loading' }, ['Loading more cards…'])
   heading.textContent = flashcard.flashcardName
   replaceAfter(heading, [
-    el('p', { class: 'panel-path' }, [`Deck in ${pathText(flashcard.folder)} · ${plural(flashcard.cards.length, 'card')}`]),
-    studyLink('deck', flashcard.flashcardID, today),
+    path,
+    studyLink('deck', flashcard.flashcardID, entry),
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
     section('Add a card', addCardForm(flashcard, actions), true),
+    // a flashcard with cards gives at least one on its first page
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
+    loadingMore,
     section('Export', exportForm(flashcard)),
     section('Rename deck', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
     section('Move deck', moveForm(flashcard, folderID, actions)),
     el('div', { class: 'danger-zone' }, [confirmButton('Delete deck',
-      `Delete "${flashcard.flashcardName}" and its ${plural(flashcard.cards.length, 'card')}? Reviews already made still count.`,
+      // the library's count: the whole deck, also while its later pages are still coming
+      `Delete "${flashcard.flashcardName}" and its ${plural(Math.max(entry.cardCount, shown), 'card')}? Reviews already made still count.`,
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-flashcard', { flashcardID: flashcard.flashcardID })
@@ -50,6 +74,14 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
         })
       })])
   ])
+  return {
+    add: (cards) => {
+      cardList.append(...cards.map((card) => cardItem(flashcard, card, actions)))
+      shown += cards.length
+      path.textContent = count()
+    },
+    loaded: () => { loadingMore?.remove() }
+  }
 }
 
 /** The format a new card is written in: the one chosen for the card added last, kept while the page is open. */
