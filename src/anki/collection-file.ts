@@ -6,6 +6,18 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { SqlSource, SqlValue } from '../domain/anki/collection.js'
 import { AnkiImportError } from '../domain/anki/errors.js'
 
+/** The most memory SQLite itself may take while a collection is read. */
+const SQLITE_HEAP_BYTES = 256 * 1024 * 1024
+
+/**
+ * What SQLite cannot read in the file (a column missing, a number past what JavaScript holds, a
+ * page damaged, SQLite's memory bound reached) is the collection's fault: `corrupt_collection`.
+ */
+function unreadable (error: unknown): AnkiImportError {
+  if (error instanceof AnkiImportError) return error
+  return new AnkiImportError('corrupt_collection', `the collection cannot be read: ${error instanceof Error ? error.message : String(error)}`)
+}
+
 export interface CollectionFile extends SqlSource {
   close: () => void
 }
@@ -32,12 +44,23 @@ export function openCollectionFile (path: string): CollectionFile {
     }
     return prepared
   }
+  // SQLite's own memory (its schema, pages, sorts), which the worker's heap cap does not count:
+  // a bound of its own, for every database of the process (only the import worker opens any)
+  database.exec(`pragma hard_heap_limit = ${SQLITE_HEAP_BYTES}`)
   return {
     * rows (query, ...params) {
-      for (const row of statement(query).iterate(...params)) yield row as unknown as SqlValue[]
+      try {
+        for (const row of statement(query).iterate(...params)) yield row as unknown as SqlValue[]
+      } catch (error) {
+        throw unreadable(error)
+      }
     },
     run (statements) {
-      database.exec(statements)
+      try {
+        database.exec(statements)
+      } catch (error) {
+        throw unreadable(error)
+      }
     },
     close () {
       statements.clear()

@@ -104,7 +104,7 @@ export async function openAnkiPackage (path: string, options: OpenPackageOptions
       readMedia: async (file, maxBytes) => {
         const entry = entries.get(file.entry) as Entry
         // a file that says it is larger is not read at all
-        if (!layout.zstd && entry.uncompressedSize > maxBytes) return null
+        if ((layout.zstd ? file.size ?? 0 : entry.uncompressedSize) > maxBytes) return null
         return await readEntry(zip, entry, layout.zstd, limits, budget, maxBytes)
       },
       close: async () => {
@@ -179,8 +179,12 @@ async function readEntry (zip: ZipFile, entry: Entry, zstd: boolean, limits: Exp
     pieces.push(piece)
     return true
   })
-  if (!kept) return null
   budget.left -= size
+  if (!kept) {
+    // what was decoded before the reading stopped counts as well
+    if (budget.left < 0) throw new AnkiImportError('zip_bomb', `the archive expands past ${limits.maxTotalBytes} bytes`)
+    return null
+  }
   if (budget.left < 0) throw new AnkiImportError('zip_bomb', `the archive expands past ${limits.maxTotalBytes} bytes`)
   return pieces.length === 1 ? pieces[0] as Uint8Array : Buffer.concat(pieces)
 }
@@ -197,11 +201,20 @@ async function writeEntry (zip: ZipFile, entry: Entry, zstd: boolean, limits: Ex
       const copy = zstd ? piece.slice() : piece
       writing = writing.then(async () => await file.write(copy))
       return true
-    }, async () => { await writing })
-    await writing
+    }, async () => { await writing.catch(notTheArchive) })
+    await writing.catch(notTheArchive)
   } finally {
     await file.close()
   }
+}
+
+/** A failure to write the collection out (a full disk): the service's, not the package's, so never a refusal of it. */
+class WriteFailure extends Error {
+  override name = 'WriteFailure'
+}
+
+function notTheArchive (error: unknown): never {
+  throw new WriteFailure(`the collection could not be written out: ${messageOf(error)}`, { cause: error })
 }
 
 /**
@@ -234,7 +247,7 @@ async function eachPiece (zip: ZipFile, entry: Entry, zstd: boolean, limits: Exp
     }
     decoder?.push(new Uint8Array(0), true)
   } catch (error) {
-    if (error instanceof AnkiImportError) throw error
+    if (error instanceof AnkiImportError || error instanceof WriteFailure) throw error
     // yauzl checks each entry against the sizes the archive declares for it
     if (/too many bytes|too few bytes/.test(messageOf(error))) {
       throw new AnkiImportError('zip_bomb', `the entry ${entry.fileName} does not match its declared size`)

@@ -14,12 +14,21 @@ export class DocumentTooDeep extends Error {
   }
 }
 
+/**
+ * Whether BSON writes `value` as a document or an array (and so a level): any object but the
+ * driver's own single values (ObjectId, Binary, Decimal128... each marked `_bsontype`), dates,
+ * regular expressions and bytes. A Map or an object of a class is written as a document too.
+ */
 function isContainer (value: unknown): value is object {
   if (value === null || typeof value !== 'object') return false
-  if (Array.isArray(value)) return true
-  // the driver's own types (ObjectId, Binary, Date, Decimal128...) and byte arrays are single values
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
+  if (value instanceof Date || value instanceof RegExp || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return false
+  return !('_bsontype' in value)
+}
+
+/** The members of a document, as BSON writes them: a Map's entries, an object's own enumerable members. */
+function membersOf (container: object): Iterable<[string, unknown]> {
+  if (container instanceof Map) return [...(container as Map<unknown, unknown>)].map(([key, item]) => [String(key), item] as [string, unknown])
+  return Object.entries(container)
 }
 
 /** The levels a dotted update path such as `folders.3.name` stands for. */
@@ -43,14 +52,14 @@ export function nestingDepth (value: unknown, limit = Infinity): number {
     if (level > deepest) deepest = level
     if (deepest > limit) return deepest
     if (Array.isArray(container)) {
-      for (const item of container) if (isContainer(item)) pending.push([item, level + 1])
-    } else {
-      for (const key in container) {
-        const item = (container as Record<string, unknown>)[key]
-        const levels = key.includes('.') ? keyLevels(key) : 1
-        if (isContainer(item)) pending.push([item, level + levels])
-        else if (level + levels - 1 > deepest) deepest = level + levels - 1
-      }
+      for (const item of container as unknown[]) if (isContainer(item)) pending.push([item, level + 1])
+      continue
+    }
+    for (const [key, item] of membersOf(container)) {
+      // a dotted key (an update's path) is one level per part
+      const levels = key.includes('.') ? keyLevels(key) : 1
+      if (isContainer(item)) pending.push([item, level + levels])
+      else if (level + levels - 1 > deepest) deepest = level + levels - 1
     }
   }
   return deepest

@@ -94,6 +94,9 @@ export type ImportedContent =
   | { kind: 'basic', front: string, back: string }
   | { kind: 'cloze', cloze: string, back: string, clozeNumber: number }
 
+/** The most characters a side is rendered to before the import gives up on it (RenderedTooLong). */
+export const RENDER_LIMIT = 1_000_000
+
 const ANSWER_RULE = /<hr\s+id\s*=\s*["']?answer["']?\s*\/?>/i
 const TYPE_ANSWER = /\[\[type:[^\]]*\]\]/g
 
@@ -133,7 +136,10 @@ export function cardContentOf (card: AnkiCard, note: AnkiNote, notetype: AnkiNot
     deckName,
     templateName: template?.name ?? '',
     flags: card.flags,
-    cardId: card.id
+    cardId: card.id,
+    // far past what a side may hold (MAX_CARD_TEXT, checked on what is kept): rendering stops there,
+    // whatever a template repeats
+    maxLength: RENDER_LIMIT
   })
   const answer = rendered.answer.split(ANSWER_RULE)
   const back = answer.length > 1 ? answer.slice(1).join('') : rendered.answer

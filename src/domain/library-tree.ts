@@ -566,7 +566,8 @@ function freeName (name: string, taken: ReadonlySet<string>): string {
 /**
  * Builds a tree from parent-linked records. Every record finds a place: a
  * record whose parent is missing or is a flashcard, a flashcard at the top,
- * and a chain of folders whose parents loop, go under a new top-level folder
+ * a folder that would nest past MAX_FOLDER_DEPTH (with what it holds), and a
+ * chain of folders whose parents loop, go under a new top-level folder
  * RECOVERED_FOLDER (its id made by `newId`), where the user can see them and
  * move or delete them. `recovered` counts the records placed there; the
  * folder itself exists only when that count is above zero. A name met twice
@@ -583,6 +584,8 @@ export function treeFromNodes (nodes: readonly ParentLinkedNode[], newId: () => 
   }
   const placed = new Set<string>()
   const namesIn = new Map<FolderNode | LibraryTree, Set<string>>()
+  /** the level of each folder placed (a top-level folder is at 1) */
+  const levels = new Map<FolderNode | LibraryTree, number>()
   /** Puts a record in `parent`, then everything below it, from the top down (so a loop is never walked). */
   function place (node: ParentLinkedNode, parent: FolderNode | LibraryTree): void {
     const pending: Array<[ParentLinkedNode, FolderNode | LibraryTree]> = [[node, parent]]
@@ -591,6 +594,9 @@ export function treeFromNodes (nodes: readonly ParentLinkedNode[], newId: () => 
       if (placed.has(record._id)) continue
       const folder = record.kind === 'folder' ? folders.get(record._id) : undefined
       if (folder === undefined && !('flashcards' in into)) continue
+      const level = (levels.get(into) ?? 0) + 1
+      // a folder deeper than folders may nest is left for the recovered folder, where it starts again near the top
+      if (folder !== undefined && level > MAX_FOLDER_DEPTH) continue
       placed.add(record._id)
       let taken = namesIn.get(into)
       if (taken === undefined) namesIn.set(into, taken = new Set())
@@ -598,6 +604,7 @@ export function treeFromNodes (nodes: readonly ParentLinkedNode[], newId: () => 
       taken.add(name)
       if (folder !== undefined) {
         folder.name = name
+        levels.set(folder, level)
         into.folders.push(folder)
         // in reverse, so that they are taken in the order given: where two share a name, the first keeps it
         for (const child of [...(children.get(record._id) ?? [])].reverse()) pending.push([child, folder])
@@ -614,11 +621,15 @@ export function treeFromNodes (nodes: readonly ParentLinkedNode[], newId: () => 
 
   const recovered: FolderNode = { id: newId(), name: freeName(RECOVERED_FOLDER, new Set(namesOf(tree.folders))), folders: [], flashcards: [] }
   tree.folders.push(recovered)
+  levels.set(recovered, 1)
   // first the records whose parent is not a folder waiting for its place, with all below them;
   // what is left after that hangs in loops: each loop is cut at one of its folders
   for (const node of left) {
     if (!(folders.has(node.parentID) && !placed.has(node.parentID))) place(node, recovered)
   }
-  for (const node of left) place(node, recovered)
+  // and what a place in there would put past the folder depth starts again at its top, until every record has its place
+  for (let unplaced = left.filter((node) => !placed.has(node._id)); unplaced.length > 0; unplaced = unplaced.filter((node) => !placed.has(node._id))) {
+    for (const node of unplaced) place(node, recovered)
+  }
   return { tree, recovered: left.length }
 }

@@ -14,7 +14,8 @@ import type { UserCalendar } from '../domain/calendar.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
-import { MAX_CARD_HISTORY, MAX_NOTE_TEXT } from '../domain/limits.js'
+import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT } from '../domain/limits.js'
+import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
 import { quotedName } from '../domain/names.js'
 import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
@@ -65,6 +66,8 @@ const HISTORY_BATCH = 1000
 const HISTORY_BATCH_ROWS = 50_000
 /** notes' guids looked up among the user's cards at once */
 const GUID_BATCH = 5000
+/** The longest guid a note may have: Anki makes them ten characters long, and a batch of guids is one query. */
+const MAX_GUID_LENGTH = 200
 
 /** The characters of a card's content (its text as written and its sides rendered): what a batch of cards holds. */
 function contentCharacters (content: CardContent): number {
@@ -123,6 +126,10 @@ function checkCollectionSizes (pkg: OpenedPackage, job: StageJob, usage: Partial
   if (header.decks.length > job.quotas.nodes) {
     throw new Refusal('quota_exceeded', `the package holds ${header.decks.length.toLocaleString('en')} decks, more than the ${quotaText('nodes', job.quotas)} an account may hold: import fewer decks at once`)
   }
+  const guid = rows.longGuid(MAX_GUID_LENGTH)
+  if (guid !== null) {
+    throw new Refusal('invalid_field', `the note with guid ${quotedName(`${guid.guid}…`)} has a guid of ${guid.length.toLocaleString('en')} characters, where Anki's have about ten: the package is not as Anki writes it`)
+  }
   const note = rows.oversizedNote(MAX_NOTE_TEXT)
   if (note !== null) {
     throw new Refusal('invalid_field', `the note with guid ${quotedName(note.guid)} holds ${note.length.toLocaleString('en')} characters of fields and tags, and a note may hold at most ${MAX_NOTE_TEXT.toLocaleString('en')}: shorten it in Anki, or leave it out of the package`)
@@ -143,12 +150,19 @@ function deckNameOf (deck: AnkiDeck): string {
   return `${quotedName(name.length > 300 ? `${name.slice(0, 300)}…` : name)}${deck.path.length > 6 ? ` (${deck.path.length.toLocaleString('en')} levels)` : ''}`
 }
 
-/** Runs `work`, a refusal of it naming `what` (a deck, a note) first: the learner finds it in Anki by that. */
+/**
+ * Runs `work`, a refusal of it naming `what` (a deck, a note) first: the learner finds it in Anki by
+ * that. A template that renders a side past any size, names a field its note type lacks, or nests
+ * past what can be rendered is the package's fault, refused as such.
+ */
 function naming<T> (what: () => string, work: () => T): T {
   try {
     return work()
   } catch (error) {
     if (error instanceof Refusal) throw new Refusal(error.code, `${what()}: ${error.message}`)
+    if (error instanceof RenderedTooLong) throw new Refusal('invalid_field', `${what()}: ${error.message}, and a card side holds at most ${MAX_CARD_TEXT.toLocaleString('en')}`)
+    if (error instanceof TemplateError) throw new Refusal('corrupt_collection', `${what()}: its card template cannot be rendered: ${error.message}`)
+    if (error instanceof RangeError) throw new Refusal('invalid_field', `${what()}: its card template nests too deep or renders too much to be rendered`)
     throw error
   }
 }
@@ -237,8 +251,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     }
     guids = []
   }
-  for (const note of rows.notes()) {
-    guids.push(note.guid)
+  for (const guid of rows.guids()) {
+    guids.push(guid)
     if (guids.length >= GUID_BATCH) await lookUp()
   }
   await lookUp()
@@ -337,112 +351,123 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let done = 0
   let lastReported = 0
   let leftOut = 0
+  const presets = new Map<number, ReturnType<typeof presetOf>>()
+  const presetOfDeck = (deckId: number): ReturnType<typeof presetOf> => {
+    if (!presets.has(deckId)) presets.set(deckId, presetOf(header, deckId))
+    return presets.get(deckId)
+  }
   /** characters of content staged, cards and changes: how large keeping them in one transaction would be */
   let contentTotal = 0
   /** how many cards use each preset: the one most use becomes the learner's */
   const presetUses = new Map<number, number>()
-  for (const { note, cards: noteCards } of rows.notesWithCards()) {
-    const notetype = note === undefined ? undefined : notetypes.get(note.notetypeId)
-    if (note === undefined || notetype === undefined) {
-      leftOut += noteCards.length
-      continue
-    }
-    counts.notes += 1
-    const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
-    const matched = existing.get(note.guid)
-    const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
-    for (const card of noteCards) {
-      const deckId = deckOf(card)
-      const preset = presetOf(header, deckId)
-      if (preset !== undefined) presetUses.set(preset.id, (presetUses.get(preset.id) ?? 0) + 1)
-      const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
-        const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
-        return content.kind === 'cloze'
-          ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber) }
-          : { content, stored: storedContent(content.front, content.back, 'html') }
-      })
-      const { content } = stored
-      const standing = standingOf(card, now, calendar)
-      const earlier = matched?.get(card.ord)
-      counts.cards += 1
-      if (earlier !== undefined) {
-        const { html, media, ...rest } = stored.stored
-        contentTotal += contentCharacters(stored.stored)
-        updateBatch.push({
-          _id: newId(),
-          importID,
-          userID,
-          cardID: earlier._id,
-          flashcardID: earlier.flashcardID,
-          content: { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
-          unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
-        })
-        updated++
+  try {
+    for (const { note, cards: noteCards } of rows.notesWithCards()) {
+      const notetype = note === undefined ? undefined : notetypes.get(note.notetypeId)
+      if (note === undefined || notetype === undefined) {
+        leftOut += noteCards.length
         continue
       }
-      const flashcardID = flashcardOfDeck.get(deckId) as string
-      const cardID = newId()
-      const entries = job.withScheduling ? rows.revlogOf(card.id) : []
-      const history = historyOf(entries, calendar)
-      const cardSchedule = job.withScheduling ? schedule(card, entries, history) : newSchedule(now)
-      const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
-      const isNew = queueKeyOf({ state: cardSchedule.state, ...standing }, now)
-      if (standing.suspended === true) suspended++
-      if (standing.buriedUntil !== undefined) {
-        buried++
-        buriedUntil = standing.buriedUntil
+      counts.notes += 1
+      const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
+      const matched = existing.get(note.guid)
+      const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
+      for (const card of noteCards) {
+        const deckId = deckOf(card)
+        const preset = presetOfDeck(deckId)
+        if (preset !== undefined) presetUses.set(preset.id, (presetUses.get(preset.id) ?? 0) + 1)
+        const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
+          const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
+          return content.kind === 'cloze'
+            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber) }
+            : { content, stored: storedContent(content.front, content.back, 'html') }
+        })
+        const { content } = stored
+        const standing = standingOf(card, now, calendar)
+        const earlier = matched?.get(card.ord)
+        counts.cards += 1
+        if (earlier !== undefined) {
+          const { html, media, ...rest } = stored.stored
+          contentTotal += contentCharacters(stored.stored)
+          updateBatch.push({
+            _id: newId(),
+            importID,
+            userID,
+            cardID: earlier._id,
+            flashcardID: earlier.flashcardID,
+            content: { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
+            unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
+          })
+          updated++
+          continue
+        }
+        const flashcardID = flashcardOfDeck.get(deckId) as string
+        const cardID = newId()
+        const entries = job.withScheduling ? rows.revlogOf(card.id) : []
+        const history = historyOf(entries, calendar)
+        const cardSchedule = job.withScheduling ? schedule(card, entries, history) : newSchedule(now)
+        const createdOrder = base + (newOrder.get(card.id) ?? newOrder.size + done)
+        const isNew = queueKeyOf({ state: cardSchedule.state, ...standing }, now)
+        if (standing.suspended === true) suspended++
+        if (standing.buriedUntil !== undefined) {
+          buried++
+          buriedUntil = standing.buriedUntil
+        }
+        cardBatch.push({
+          _id: cardID,
+          userID: owner,
+          flashcardID,
+          ...stored.stored,
+          ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
+          ...cardSchedule,
+          isNew,
+          ...standing,
+          createdOrder,
+          createdAt: now,
+          version: 0,
+          lastReviewID: null,
+          ankiGuid: note.guid,
+          ankiOrd: card.ord,
+          ...(note.tags.length > 0 ? { tags: note.tags } : {})
+        })
+        staged++
+        if (isNew === true) {
+          if (firstNew === undefined || createdOrder < firstNew.createdOrder) firstNew = { due: cardSchedule.due, createdOrder }
+        } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
+          firstDue = cardSchedule.due
+        }
+        const characters = contentCharacters(stored.stored)
+        cardBatchCharacters += characters
+        contentTotal += characters
+        const into = plannedOf.get(flashcardID) as PlannedFlashcard
+        into.cards = (into.cards ?? 0) + 1
+        into.contentCharacters = (into.contentCharacters ?? 0) + characters
+        if (history.length > 0) {
+          historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
+          historyBatchRows += history.length
+        }
+        const answers = answersIn(history)
+        for (const review of answers) {
+          let day = activity.get(review.day)
+          if (day === undefined) activity.set(review.day, day = { reviews: 0, newCards: 0 })
+          day.reviews += 1
+          if (review.stateBefore === CardState.New) day.newCards += 1
+        }
+        counts.reviews += answers.length
+        done++
       }
-      cardBatch.push({
-        _id: cardID,
-        userID: owner,
-        flashcardID,
-        ...stored.stored,
-        ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
-        ...cardSchedule,
-        isNew,
-        ...standing,
-        createdOrder,
-        createdAt: now,
-        version: 0,
-        lastReviewID: null,
-        ankiGuid: note.guid,
-        ankiOrd: card.ord,
-        ...(note.tags.length > 0 ? { tags: note.tags } : {})
-      })
-      staged++
-      if (isNew === true) {
-        if (firstNew === undefined || createdOrder < firstNew.createdOrder) firstNew = { due: cardSchedule.due, createdOrder }
-      } else if (isNew === false && (firstDue === undefined || cardSchedule.due < firstDue)) {
-        firstDue = cardSchedule.due
+      await flush(false)
+      const percent = 10 + Math.floor(85 * counts.cards / Math.max(1, cardCount))
+      if (percent > lastReported) {
+        lastReported = percent
+        await progress(percent, counts)
       }
-      const characters = contentCharacters(stored.stored)
-      cardBatchCharacters += characters
-      contentTotal += characters
-      const into = plannedOf.get(flashcardID) as PlannedFlashcard
-      into.cards = (into.cards ?? 0) + 1
-      into.contentCharacters = (into.contentCharacters ?? 0) + characters
-      if (history.length > 0) {
-        historyBatch.push({ _id: cardID, userID, flashcardID, importID, reviews: history })
-        historyBatchRows += history.length
-      }
-      const answers = answersIn(history)
-      for (const review of answers) {
-        let day = activity.get(review.day)
-        if (day === undefined) activity.set(review.day, day = { reviews: 0, newCards: 0 })
-        day.reviews += 1
-        if (review.stateBefore === CardState.New) day.newCards += 1
-      }
-      counts.reviews += answers.length
-      done++
     }
-    await flush(false)
-    const percent = 10 + Math.floor(85 * counts.cards / Math.max(1, cardCount))
-    if (percent > lastReported) {
-      lastReported = percent
-      await progress(percent, counts)
-    }
+    await flush(true)
+  } catch (error) {
+    // a write still in flight lands after the caller's clean-up unless it is waited for
+    await writing.catch(() => {})
+    throw error
   }
-  await flush(true)
 
   if (leftOut > 0) warnings.push(`${leftOut} card${leftOut === 1 ? '' : 's'} of a note or note type the collection lacks ${leftOut === 1 ? 'was' : 'were'} left out`)
   for (const name of skippedNames) missingMedia.delete(name)

@@ -1,4 +1,5 @@
 import { BSON, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb'
+import { nestingGuarded } from '../db/nesting-guard.js'
 import { newId } from '../domain/ids.js'
 import { nodeCount, RECOVERED_FOLDER, treeFromNodes, type ParentLinkedNode } from '../domain/library-tree.js'
 import { activityId, type DayActivityDocument } from './activity.js'
@@ -136,7 +137,9 @@ async function countsByUser (db: Db, collection: string): Promise<Map<string, nu
   return new Map(groups.map((group) => [group._id, group.count]))
 }
 
-export async function migrate (db: Db, log: (message: string) => void): Promise<void> {
+export async function migrate (unguarded: Db, log: (message: string) => void): Promise<void> {
+  // what a migration writes passes the nesting guard, as every repository's writes do
+  const db = nestingGuarded(unguarded)
   const done = db.collection<MigrationDocument>('migrations')
   for (const migration of MIGRATIONS) {
     if (await done.findOne({ _id: migration.name }) !== null) continue

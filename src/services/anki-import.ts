@@ -218,6 +218,12 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     const now = clock()
     const atomic = plan.cards + plan.updated <= ATOMIC_CARDS && (plan.contentCharacters ?? 0) <= ATOMIC_CONTENT_CHARACTERS
     const tree = await context.userTransaction(userID, async (repositories) => {
+      // the import's document is written first: the lease's renewals, written outside this
+      // transaction, then meet a document it holds and give way, where a renewal landing first made
+      // the transaction start again and again, past its time, on a busy database
+      if (!await repositories.imports.update(document._id, runtime.instance, { until: until() })) {
+        throw new Refusal('changed_meanwhile', 'the import was taken over by another instance of the service')
+      }
       const tree = await repositories.trees.openForEdit(userID)
       let nodes = 0
       for (const flashcard of plan.flashcards) {
@@ -274,6 +280,10 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   async function fail (document: ImportDocument, code: string, message: string, plan?: ImportPlan): Promise<void> {
     await clean(document, plan)
     await update(document._id, { state: 'failed', error: { code, message } })
+    // a write of a worker that stopped (killed past its memory, or ended) may still land after this
+    // clean-up: clean once more when it has had its time
+    const again = setTimeout(() => { void clean(document, plan).catch(() => {}) }, settings.leaseMs)
+    again.unref()
   }
 
   /**

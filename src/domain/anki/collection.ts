@@ -205,7 +205,7 @@ export type SqlValue = number | bigint | string | Uint8Array | null
  */
 export interface SqlSource {
   /** a query's rows, one at a time, each as its columns in order */
-  rows: (query: string, ...params: Array<number | string>) => Iterable<SqlValue[]>
+  rows: (query: string, ...params: SqlValue[]) => Iterable<SqlValue[]>
   /** runs statements that change the database */
   run: (statements: string) => void
 }
@@ -216,15 +216,55 @@ export interface SqlSource {
  */
 export const MAX_HEADER_CHARACTERS = 32 * 1024 * 1024
 
-/** The characters of what readHeader reads whole, counted by SQLite without reading it into memory. */
+/**
+ * SQL for the size of a column's value in bytes, without reading it into memory: never NULL (a NULL
+ * counts 0, where it would make a sum or a comparison NULL), and whole (length() of text stops at a
+ * NUL character, which the value handed on does not). Bytes are at least characters, so this bounds both.
+ */
+function bytesOf (column: string): string {
+  return `coalesce(length(cast(${column} as blob)), 0)`
+}
+
+/** The size of what readHeader reads whole, counted by SQLite without reading it into memory. */
 function headerCharacters (source: SqlSource, objects: ReadonlyMap<string, string>): number {
   const size = (query: string): number => Number(rows(source, query)[0]?.[0] ?? 0)
-  let total = size('select coalesce(sum(length(conf) + length(models) + length(decks) + length(dconf)), 0) from col')
-  const tables: Record<string, string> = { config: 'length(KEY) + length(val)', decks: 'length(name) + length(kind)', deck_config: 'length(name) + length(config)', notetypes: 'length(name) + length(config)', fields: 'length(name)', templates: 'length(name) + length(config)' }
-  for (const [table, columns] of Object.entries(tables)) {
-    if (objects.get(table) === 'table') total += size(`select coalesce(sum(${columns}), 0) from ${table}`)
+  let total = size(`select coalesce(sum(${['conf', 'models', 'decks', 'dconf'].map(bytesOf).join(' + ')}), 0) from col`)
+  for (const [table, columns] of Object.entries(HEADER_TABLES)) {
+    if (objects.get(table) === 'table') total += size(`select coalesce(sum(${columns.map(bytesOf).join(' + ')}), 0) from ${table}`)
   }
   return total
+}
+
+/** The tables of schema 15 and later that readHeader reads whole, with the columns it reads. */
+const HEADER_TABLES: Record<string, readonly string[]> = {
+  config: ['KEY', 'val'],
+  decks: ['name', 'kind'],
+  deck_config: ['name', 'config'],
+  notetypes: ['name', 'config'],
+  fields: ['name'],
+  templates: ['name', 'config']
+}
+
+/** The reader's own indexes (created in the reader's copy of the file), by which it looks up a note's cards and a card's review log. */
+const CARDS_INDEX = 'flashcard_service_cards'
+const REVLOG_INDEX = 'flashcard_service_revlog'
+
+/**
+ * Refuses a table whose reading would compute rather than read: a virtual table (a module that
+ * makes rows), or one with generated columns (an expression evaluated on every read, which can take
+ * any time and memory for a file of a few kilobytes).
+ */
+function checkPlainTables (source: SqlSource, objects: ReadonlyMap<string, string>): void {
+  const read = [...ROW_TABLES, ...Object.keys(HEADER_TABLES)].filter((table) => objects.get(table) === 'table')
+  for (const table of read) {
+    const declared = text(rows(source, 'select sql from sqlite_master where type = \'table\' and name = ?', table)[0]?.[0])
+    if (/^\s*create\s+virtual\s+table/i.test(declared)) throw new AnkiImportError('corrupt_collection', `the collection's ${table} is a virtual table, which Anki never writes`)
+    const hidden = rows(source, `select name from pragma_table_xinfo('${table}') where hidden != 0`)
+    if (hidden.length > 0) throw new AnkiImportError('corrupt_collection', `the collection's ${table} table has computed columns, which Anki never writes`)
+  }
+  for (const index of [CARDS_INDEX, REVLOG_INDEX]) {
+    if (objects.has(index)) throw new AnkiImportError('corrupt_collection', `the collection holds an object named ${index}, which Anki never writes`)
+  }
 }
 
 /** The tables a collection of any schema has, which the reader reads row by row. */
@@ -257,6 +297,7 @@ function readHeader (source: SqlSource): CollectionHeader {
   if (!Number.isInteger(schemaVersion) || schemaVersion < OLDEST_SCHEMA || schemaVersion > NEWEST_SCHEMA) {
     throw new AnkiImportError('unknown_schema', `the collection's schema is version ${String(schema[0])}; this reader knows ${OLDEST_SCHEMA} to ${NEWEST_SCHEMA}`)
   }
+  checkPlainTables(source, objects)
   withoutUnicase(source)
   const headerSize = headerCharacters(source, objects)
   if (headerSize > MAX_HEADER_CHARACTERS) {
@@ -267,7 +308,7 @@ function readHeader (source: SqlSource): CollectionHeader {
     throw new AnkiImportError('corrupt_collection', `the collection's database is damaged: ${String(check[0]?.[0])}`)
   }
   // what the reader looks up row by row, whatever indexes the file came with
-  source.run('create index if not exists flashcard_service_cards on cards (nid, id); create index if not exists flashcard_service_revlog on revlog (cid, id)')
+  source.run(`create index ${CARDS_INDEX} on cards (nid, id); create index ${REVLOG_INDEX} on revlog (cid, id)`)
   const tables = new Set([...objects].filter(([, type]) => type === 'table').map(([name]) => name))
   const json = (column: string): Record<string, unknown> => jsonObject(rows(source, `select ${column} from col`)[0]?.[0], `col.${column}`)
   const config = tables.has('config') ? configFromTable(source) : json('conf')
@@ -313,7 +354,7 @@ function withoutUnicase (source: SqlSource): void {
   source.run("pragma writable_schema = on; update sqlite_master set sql = replace(replace(sql, 'COLLATE unicase', ''), 'collate unicase', '') where sql like '%collate unicase%'; pragma writable_schema = reset")
 }
 
-function rows (source: SqlSource, query: string, ...params: Array<number | string>): SqlValue[][] {
+function rows (source: SqlSource, query: string, ...params: SqlValue[]): SqlValue[][] {
   return [...source.rows(query, ...params)]
 }
 
@@ -581,7 +622,13 @@ export function collectionRows (source: SqlSource) {
      * before it is read.
      */
     oversizedNote (characters: number): { guid: string, length: number } | null {
-      const row = rows(source, 'select substr(guid, 1, 100), length(guid) + length(tags) + length(flds) as size from notes where size > ? limit 1', characters)[0]
+      const row = rows(source, `select substr(guid, 1, 100), ${bytesOf('guid')} + ${bytesOf('tags')} + ${bytesOf('flds')} as size from notes where size > ? limit 1`, characters)[0]
+      return row === undefined ? null : { guid: text(row[0]), length: Number(row[1]) }
+    },
+
+    /** The first note whose guid is longer than `characters` (Anki's are a few characters), with its length. */
+    longGuid (characters: number): { guid: string, length: number } | null {
+      const row = rows(source, `select substr(guid, 1, 40), ${bytesOf('guid')} as size from notes where size > ? limit 1`, characters)[0]
       return row === undefined ? null : { guid: text(row[0]), length: Number(row[1]) }
     },
 
@@ -591,6 +638,11 @@ export function collectionRows (source: SqlSource) {
       if (row === undefined) return null
       const guid = rows(source, 'select substr(guid, 1, 100) from notes where id = (select nid from cards where id = ?)', Number(row[0]))[0]?.[0]
       return { cardId: Number(row[0]), guid: text(guid), count: Number(row[1]) }
+    },
+
+    /** Every note's guid, one at a time. */
+    * guids (): Generator<string> {
+      for (const [guid] of source.rows('select guid from notes')) yield text(guid)
     },
 
     /** Every note's fields, one note at a time (the media they name are looked up this way). */
@@ -620,32 +672,29 @@ export function collectionRows (source: SqlSource) {
 
     /**
      * Each note with its cards in id order, by note id; then the cards whose note the collection
-     * lacks, note undefined. Two reads side by side, notes by id and cards by note.
+     * lacks, note undefined. A note's cards are looked up by the note's id as SQLite holds it, and
+     * the cards without a note are those SQLite finds none for: one engine decides both, whatever
+     * the ids are (NULL, text, negative).
      */
     * notesWithCards (): Generator<NoteWithCards> {
-      const cards = source.rows(`select ${CARD_COLUMNS} from cards order by nid, id`)[Symbol.iterator]()
-      let card = cards.next()
-      const orphans: AnkiCard[] = []
       for (const row of source.rows(`select ${NOTE_COLUMNS} from notes order by id`)) {
-        const note = noteOf(row)
-        const own: AnkiCard[] = []
-        while (card.done !== true) {
-          const next = cardOf(card.value)
-          if (next.noteId > note.id) break
-          if (next.noteId === note.id) own.push(next)
-          else orphans.push(next)
-          card = cards.next()
-        }
-        if (own.length > 0) yield { note, cards: own }
-        if (orphans.length > 0) yield { note: undefined, cards: orphans.splice(0) }
+        const cards = rows(source, `select ${CARD_COLUMNS} from cards indexed by ${CARDS_INDEX} where nid = ? order by id`, row[0] ?? null).map(cardOf)
+        if (cards.length > 0) yield { note: noteOf(row), cards }
       }
-      for (; card.done !== true; card = cards.next()) orphans.push(cardOf(card.value))
+      let orphans: AnkiCard[] = []
+      for (const row of source.rows(`select ${CARD_COLUMNS} from cards where not exists (select 1 from notes where notes.id = cards.nid) order by id`)) {
+        orphans.push(cardOf(row))
+        if (orphans.length === 1000) {
+          yield { note: undefined, cards: orphans }
+          orphans = []
+        }
+      }
       if (orphans.length > 0) yield { note: undefined, cards: orphans }
     },
 
     /** A card's review log, oldest first. */
     revlogOf (cardId: number): AnkiRevlogEntry[] {
-      return rows(source, `select ${REVLOG_COLUMNS} from revlog where cid = ? order by id`, cardId).map(revlogEntryOf)
+      return rows(source, `select ${REVLOG_COLUMNS} from revlog indexed by ${REVLOG_INDEX} where cid = ? order by id`, cardId).map(revlogEntryOf)
     },
 
     /** The whole review log in columns (wholeCollection). */

@@ -15,6 +15,14 @@ export class TemplateError extends Error {
   override name = 'TemplateError'
 }
 
+/** A side that renders past the length its caller keeps: rendering stops there, rather than build a side of any size. */
+export class RenderedTooLong extends TemplateError {
+  override name = 'RenderedTooLong'
+  constructor (readonly limit: number) {
+    super(`a side of the card renders to more than ${limit.toLocaleString('en')} characters`)
+  }
+}
+
 function classify (inner: string): { kind: 'open' | 'negated' | 'close' | 'replacement', key: string } {
   const start = inner.replace(/^\{+/, '').trim()
   if (start.length < 2) return { kind: 'replacement', key: start }
@@ -140,6 +148,8 @@ interface Context {
   cardOrd: number
   /** the rendered question, once rendering the answer */
   frontSide?: string
+  /** the most characters a side may render to (RenderedTooLong past it) */
+  maxLength: number
 }
 
 function applyFilter (filter: string, text: string, fieldName: string, context: Context): string | undefined {
@@ -199,6 +209,7 @@ function renderNodes (nodes: Node[], context: Context): string {
       const inner = renderNodes(node.children, context)
       if (shown) out += inner
     }
+    if (out.length > context.maxLength) throw new RenderedTooLong(context.maxLength)
   }
   return out
 }
@@ -232,6 +243,8 @@ export interface CardToRender {
   templateName: string
   flags?: number
   cardId?: number
+  /** the most characters a side may render to: past it, RenderedTooLong (none when not given) */
+  maxLength?: number
 }
 
 export interface RenderedCard {
@@ -260,7 +273,7 @@ export function renderCard (card: CardToRender): RenderedCard {
   ]
   for (const [name, value] of special) if (!fields.has(name)) fields.set(name, value)
   const nonEmpty = new Set([...fields].filter(([, value]) => !fieldIsEmpty(value)).map(([name]) => name))
-  const context: Context = { fields, nonEmpty, cardOrd: card.cardOrd }
+  const context: Context = { fields, nonEmpty, cardOrd: card.cardOrd, maxLength: card.maxLength ?? Infinity }
 
   const questionNodes = parseTemplate(card.questionFormat)
   const question = renderNodes(questionNodes, context)
