@@ -642,7 +642,12 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
             el('kbd', {}, [String(index + 1)])
           ], { click: () => { actions.answer(rating) } })))
       replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton]), cardTools(card, actions.tools, sitting.sending)])
-      if (moveFocus) region.focus()
+      if (moveFocus && sitting.phase === 'back') {
+        region.focus({ preventScroll: true })
+        showAnswerSide(region)
+      } else if (moveFocus) {
+        region.focus()
+      }
       // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
       const started = sitting.soundStarted
       if (started?.card !== card || started.phase !== sitting.phase) {
@@ -673,6 +678,20 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     side('card-front', 'card-front', 'Front', card.frontHtml),
     showBack && side('card-back', 'card-back', 'Back', card.backHtml)
   ])
+}
+
+/**
+ * Brings the answer into view above the answer's buttons, which stay at the bottom of the
+ * screen; again as its pictures arrive and make it taller, as long as it is on show.
+ */
+function showAnswerSide (region: HTMLElement): void {
+  const answer = region.querySelector<HTMLElement>('#card-back')
+  if (answer === null) return
+  const bringIntoView = () => { if (answer.isConnected) answer.scrollIntoView({ block: 'nearest' }) }
+  bringIntoView()
+  for (const image of answer.querySelectorAll('img')) {
+    if (!image.complete) image.addEventListener('load', bringIntoView, { once: true })
+  }
 }
 
 /** The first sound of a side: of the front, or of the back once turned (a cloze card's answer). */
