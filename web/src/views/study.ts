@@ -156,14 +156,32 @@ export const showStudy: Screen = (container, { session }) => {
   choice.addEventListener('change', () => { location.hash = choice.value })
   const choiceRow = el('div', { class: 'study-choice' }, [field('What to study', choice),
     el('p', { class: 'hint', id: 'study-choice-hint' }, ['A folder includes everything below it.'])])
-  callApi('get-library', {}).then((library) => {
+  /**
+   * Reads what each choice holds for today, again after every answer, undo or card put
+   * aside, as the header's counts change: one read at a time, and one more after it when
+   * something changed meanwhile.
+   */
+  let choiceRead: 'idle' | 'reading' | 'reading, then again' = 'idle'
+  const readChoice = (): void => {
     if (!choice.isConnected) return
-    fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
-    const chosen = choice.selectedOptions[0]
-    if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
-  }, () => {
-    // offline, or the library unreadable: the sitting goes on with what it studies
-  })
+    if (choiceRead !== 'idle') {
+      choiceRead = 'reading, then again'
+      return
+    }
+    choiceRead = 'reading'
+    callApi('get-library', {}).then((library) => {
+      if (!choice.isConnected) return
+      fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
+      const chosen = choice.selectedOptions[0]
+      if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
+    }, () => {
+      // offline, or the library unreadable: the sitting goes on with what it studies
+    }).finally(() => {
+      const again = choiceRead === 'reading, then again'
+      choiceRead = 'idle'
+      if (again) readChoice()
+    })
+  }
   const status = el('p', { class: 'study-status', id: 'study-status' })
   // Anki's three counts of the cards left, and how far the sitting has come
   const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
@@ -183,6 +201,7 @@ export const showStudy: Screen = (container, { session }) => {
   container.append(el('div', { class: 'study-screen' }, [
     el('div', { class: 'study-header' }, [heading, counts]), choiceRow, progress, status, conflictArea, announcer, stage, shortcutHelp
   ]))
+  readChoice()
   const stopWatching = watchSync((state) => {
     if (state.conflicts === 0) {
       conflictArea.hidden = true
@@ -312,6 +331,7 @@ export const showStudy: Screen = (container, { session }) => {
         }
         sitting.takeNext()
         sitting.keep()
+        readChoice()
       }, async (error: unknown) => {
         // the network went while the answer was on its way: it is kept and sent later, with the same reviewID
         if (error instanceof ApiError && error.code === 'network_failure') {
@@ -396,6 +416,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.preview = undefined
       sitting.phase = 'front'
       sitting.keep()
+      readChoice()
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
     }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
@@ -435,6 +456,7 @@ export const showStudy: Screen = (container, { session }) => {
     if (sitting.current?.cardID === card.cardID) sitting.takeNext()
     sitting.keep()
     sitting.redraw()
+    readChoice()
   }
 
   /** A card put aside comes back in front, as it was. */
@@ -446,6 +468,7 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.phase = 'front'
     sitting.keep()
     sitting.redraw()
+    readChoice()
   }
 
   const setAside = (operation: 'bury-card' | 'suspend-card', back: 'unbury-card' | 'unsuspend-card', told: string) => {
@@ -840,6 +863,12 @@ function fillChoice (choice: HTMLSelectElement, folders: FolderEntry[], all: { d
     }
   }
   for (const folder of folders) add(folder, 0)
+  const shown = [...choice.options]
+  if (shown.length === options.length && shown.every((option, index) => option.value === options[index]?.value)) {
+    // the same choices with new counts: the list, perhaps open, stays as it is
+    shown.forEach((option, index) => { option.textContent = options[index]?.textContent ?? '' })
+    return
+  }
   replaceChildren(choice, options)
   choice.value = addressOf(scope)
 }
