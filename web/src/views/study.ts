@@ -11,11 +11,10 @@ import { ApiError, callApi, serviceReachable } from '../api.js'
 import { RATINGS, type EditedCard, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
 import { button, el, field, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
-import { pathText } from '../library-tree.js'
 import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
 import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict, type KeptCards } from '../offline-store.js'
 import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
-import { readLibrary, type FolderEntry } from '../library-tree.js'
+import { deckPlace, readLibrary, type FolderEntry } from '../library-tree.js'
 import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyScope } from '../today-cards.js'
 import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
@@ -687,7 +686,7 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
   ])
   const source = el('p', { class: 'card-source' }, [
-    pathText([...card.folder, card.flashcardName]),
+    deckPlace(card.folder, card.flashcardName),
     card.flag > 0 && el('span', { class: `card-flag flag-${card.flag}`, id: 'card-flag-mark' }, [`${FLAGS[card.flag] ?? ''} flag`])
   ])
   if (card.cloze) {
