@@ -25,7 +25,7 @@ export const LEARNER_MEMORY: Parameters = [0.3, 0.9, 2.0, 6.0, 6.8, 0.6, 2.2, 0.
 /** Days of history before today: the heatmap's year, and a week more. */
 export const HISTORY_DAYS = 372
 /** The last days (today included) are studied through review-card itself; the days before are written in bulk. */
-export const SERVICE_DAYS = 7
+export const SERVICE_DAYS = 3
 /** The last days before today without a day off: the streak. */
 const STREAK_DAYS = 160
 /** The library part is added when fewer new cards than this are left. */

@@ -164,10 +164,16 @@ export async function seedDemo (app: FastifyInstance, setClock: SetClock, now: D
   const existing = await app.repositories.users.findByEmail(DEMO_ACCOUNT.email)
   if (existing !== null) {
     // delete-account removes everything in one transaction, which a year's log makes larger
-    // than the embedded database takes: the log and the day counts go first, each on its own
+    // than the embedded database takes: the log and the day counts go first, a part at a time
     const db = app.databaseClient.db()
-    await db.collection<ReviewDocument>('reviews').deleteMany({ userID: existing._id })
-    await db.collection<DayActivityDocument>('activity').deleteMany({ userID: existing._id })
+    for (const name of ['reviews', 'activity']) {
+      const collection = db.collection<{ _id: string, userID: string }>(name)
+      for (;;) {
+        const ids = (await collection.find({ userID: existing._id }, { projection: { _id: 1 }, limit: 5000 }).toArray()).map((document) => document._id)
+        if (ids.length === 0) break
+        await collection.deleteMany({ _id: { $in: ids } })
+      }
+    }
     await deleteAccountData(app, existing._id)
   }
   setClock(plan.registeredAt)
