@@ -1,6 +1,6 @@
 // The heatmap of the progress screen on a phone, in Chromium: wider than the screen, it
 // opens on its latest weeks, today in view, and keeps them in view when the phone turns
-// from landscape to upright.
+// from landscape to upright; on a desktop, where it fits, it sits on the left.
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
@@ -54,5 +54,17 @@ test('on a phone the heatmap shows its latest weeks, also once the phone is turn
     return scroller !== null && scroller.scrollWidth > scroller.clientWidth
   }).then(async () => await todayInView(page))
   t.ok(turned.inView, 'turned upright, today is still in view, not the oldest months')
+
+  // on a desktop, where the year fits, it sits on the left of its box, the weekdays' names first
+  await page.setViewport({ width: 1280, height: 800 })
+  await goTo(page, 'library')
+  await goTo(page, 'progress')
+  await page.waitForSelector('#heatmap .heat-today')
+  const desktop = await page.evaluate(() => {
+    const scroller = document.querySelector('.heatmap-scroll')?.getBoundingClientRect()
+    const grid = document.querySelector('#heatmap')?.getBoundingClientRect()
+    return scroller === undefined || grid === undefined ? null : { fits: grid.width <= scroller.width, gap: Math.round(grid.left - scroller.left) }
+  })
+  t.ok(desktop?.fits === true && desktop.gap <= 4, `at 1280 px the year fits, on the left (${JSON.stringify(desktop)})`)
   t.same(study.consoleErrors, [], 'no console errors')
 })
