@@ -18,6 +18,8 @@ export interface DeckPart {
   files: readonly PartFile[]
   /** the cards, given each file's mediaID by its key */
   cards: (mediaIDs: ReadonlyMap<string, string>) => CardWriting[]
+  /** added in the last weeks, whatever else is left to learn: pictures, sounds and cloze notes among today's cards */
+  late?: boolean
 }
 
 function range (from: number, to: number): number[] {
@@ -80,7 +82,8 @@ function wordParts (folder: string[], deck: string, description: string, words: 
 }
 
 function capitalParts (): DeckPart[] {
-  return inGroups(CAPITALS, 33).map((group) => ({
+  return inGroups(CAPITALS, 33).map((group, index, groups) => ({
+    late: index === groups.length - 1,
     folder: ['Geography'],
     deck: 'Capitals of the world',
     description: 'Each note asks for the capital, then for the country.',
@@ -122,46 +125,52 @@ function binaryParts (): DeckPart[] {
     range(0, 255).map((n) => [byte(n), `${n} (0x${n.toString(16).toUpperCase().padStart(2, '0')})`]), 128)
 }
 
-function flagPart (): DeckPart {
-  return {
+/** The parts of a deck of pictures or sounds: its first half learned early, its second half late. */
+function inHalves<T> (items: readonly T[], part: (half: readonly T[]) => Omit<DeckPart, 'late'>): DeckPart[] {
+  const middle = Math.ceil(items.length / 2)
+  return [{ ...part(items.slice(0, middle)), late: false }, { ...part(items.slice(middle)), late: true }]
+}
+
+function flagParts (): DeckPart[] {
+  return inHalves(FLAGS, (flags) => ({
     folder: ['Geography'],
     deck: 'Flags',
     description: 'Flags of three stripes.',
-    files: FLAGS.map(([country, stripes, direction]) => ({ key: country, name: `flag-${country}.png`, type: 'image/png', bytes: () => flag(stripes, direction) })),
-    cards: (media) => FLAGS.map(([country]) => ({
+    files: flags.map(([country, stripes, direction]) => ({ key: country, name: `flag-${country}.png`, type: 'image/png', bytes: () => flag(stripes, direction) })),
+    cards: (media) => flags.map(([country]) => ({
       format: 'html' as const,
       front: `Whose flag is this?<br><img src="media:${media.get(country) ?? ''}" alt="A flag of three stripes">`,
       back: `<b>${escape(country.replace(/^the /, 'The '))}</b>`
     }))
-  }
+  }))
 }
 
-function colourPart (): DeckPart {
-  return {
+function colourParts (): DeckPart[] {
+  return inHalves(COLOURS, (colours) => ({
     folder: ['Art'],
     deck: 'Colours',
     description: 'The named colours of the web.',
-    files: COLOURS.map(([name, r, g, b]) => ({ key: name, name: `${name}.png`, type: 'image/png', bytes: () => swatch([r, g, b]) })),
-    cards: (media) => COLOURS.map(([name, r, g, b]) => ({
+    files: colours.map(([name, r, g, b]) => ({ key: name, name: `${name}.png`, type: 'image/png', bytes: () => swatch([r, g, b]) })),
+    cards: (media) => colours.map(([name, r, g, b]) => ({
       format: 'html' as const,
       front: `Which colour is this?<br><img src="media:${media.get(name) ?? ''}" alt="A swatch of one colour">`,
       back: `<b>${name}</b><br><code>rgb(${r}, ${g}, ${b})</code>`
     }))
-  }
+  }))
 }
 
-function notePart (): DeckPart {
-  return {
+function noteParts (): DeckPart[] {
+  return inHalves(NOTES, (notes) => ({
     folder: ['Music'],
     deck: 'Notes by ear',
     description: 'Two octaves from middle C. R plays the note again.',
-    files: NOTES.map(([name, frequency]) => ({ key: name, name: `${name}.wav`, type: 'audio/wav', bytes: () => tone(frequency) })),
-    cards: (media) => NOTES.map(([name, frequency]) => ({
+    files: notes.map(([name, frequency]) => ({ key: name, name: `${name}.wav`, type: 'audio/wav', bytes: () => tone(frequency) })),
+    cards: (media) => notes.map(([name, frequency]) => ({
       format: 'html' as const,
       front: `Which note is this?<audio src="media:${media.get(name) ?? ''}"></audio>`,
       back: `<b>${name}</b>, ${frequency.toFixed(1)} Hz`
     }))
-  }
+  }))
 }
 
 function hiraganaPart (): DeckPart {
@@ -177,19 +186,20 @@ function hiraganaPart (): DeckPart {
 
 /**
  * Every part of the library, in the order the learner adds them: each round
- * takes the next part of every deck that has one left.
+ * takes the next part of every deck that has one left. The parts marked late
+ * wait for the last weeks (plan.ts).
  */
 export function libraryParts (): DeckPart[] {
   const decks: DeckPart[][] = [
     numberDeck(['Languages', 'Spanish'], 'Numbers 1–1000', 'Spanish', spanishNumber),
     capitalParts(),
-    [flagPart()],
+    flagParts(),
     timesParts(),
     wordParts(['Languages', 'Spanish'], 'Everyday words', 'Common words, each with its article.', SPANISH_WORDS),
-    [colourPart()],
+    colourParts(),
     elementParts(),
     verbParts(),
-    [notePart()],
+    noteParts(),
     numberDeck(['Languages', 'German'], 'Zahlen 1–1000', 'German', germanNumber),
     wordParts(['Languages', 'German'], 'English–German words', 'Common words, each with its article.', GERMAN_WORDS),
     [hiraganaPart()],

@@ -30,6 +30,8 @@ export const SERVICE_DAYS = 3
 const STREAK_DAYS = 160
 /** The library part is added when fewer new cards than this are left. */
 const NEW_CARDS_KEPT = 60
+/** The parts marked late are added this many days before today. */
+const LATE_PARTS_BACK = 21
 
 export interface PlannedPart { part: number, at: Date, cardIDs: string[] }
 
@@ -82,16 +84,21 @@ export function planDemo (parts: readonly DeckPart[], now: Date, seed = 2024): D
     const back = daysBetween(day, today)
     const planned: PlannedDay = { day, parts: [], goals: [], answers: [], throughService: back < SERVICE_DAYS }
     days.push(planned)
-    // the morning: new parts of the library while few new cards are left
+    // the morning: new parts of the library while few new cards are left, and the late ones on their day
     let partAt = learner.at(day, 3)
-    while (learner.newLeft < NEW_CARDS_KEPT && nextPart < parts.length && partAt < lastMinute) {
-      const part = parts[nextPart] as DeckPart
-      const cardIDs = Array.from({ length: cardsOf(part) }, (_, position) => placeholder(nextPart, position))
-      learner.add(cardIDs.map((cardID) => ({ cardID, flashcardID: String(nextPart) })), partAt)
-      planned.parts.push({ part: nextPart, at: partAt, cardIDs })
+    const add = (index: number): void => {
+      const cardIDs = Array.from({ length: cardsOf(parts[index] as DeckPart) }, (_, position) => placeholder(index, position))
+      learner.add(cardIDs.map((cardID) => ({ cardID, flashcardID: String(index) })), partAt)
+      planned.parts.push({ part: index, at: partAt, cardIDs })
       cardsAdded += cardIDs.length
-      nextPart += 1
       partAt = new Date(partAt.getTime() + MINUTE)
+    }
+    if (back === LATE_PARTS_BACK) parts.forEach((part, index) => { if (part.late === true) add(index) })
+    for (;;) {
+      while (nextPart < parts.length && parts[nextPart]?.late === true) nextPart += 1
+      if (learner.newLeft >= NEW_CARDS_KEPT || nextPart >= parts.length || partAt >= lastMinute) break
+      add(nextPart)
+      nextPart += 1
     }
     // a few days off in the first months (a holiday among them), none lately
     const dayOff = back > STREAK_DAYS && (random() < 0.05 || (back >= 250 && back < 254))
