@@ -16,9 +16,9 @@ const MINUTE = 60_000
 export const DEMO_SETTINGS = { timezone: 'Europe/London', dayStartHour: 4, newCardsPerDay: 20, reviewsPerDay: 500, desiredRetention: 0.9 } as const
 
 /**
- * The learner's memory: it fades faster than FSRS's defaults expect at first
- * and holds longer once learned, so that parameters fitted to the year predict
- * it better than the defaults do.
+ * The learner's memory, unlike FSRS's defaults (lower stabilities after a
+ * first answer, growing more slowly with each recall): parameters fitted to the
+ * year then predict it better than the defaults do, and are adopted.
  */
 export const LEARNER_MEMORY: Parameters = [0.3, 0.9, 2.0, 6.0, 6.8, 0.6, 2.2, 0.01, 1.6, 0.15, 0.9, 1.8, 0.08, 0.3, 1.7, 0.5, 2.1, 0.5, 0.15, 0.1, 0.35]
 
@@ -49,7 +49,7 @@ export interface PlannedDay {
 export interface DemoPlan {
   registeredAt: Date
   days: PlannedDay[]
-  /** the cards of every part added, by the placeholder ids the answers use */
+  /** how many cards the parts added make */
   cardsAdded: number
 }
 
