@@ -1,16 +1,12 @@
-// A demo account with a history: run `npm run seed`, then the printed curl line.
-// The history is replayed through the service itself with a moved clock, so
-// every document is exactly what real use would have written. Running it again
-// replaces the demo account rather than adding to it.
-import type { FastifyInstance } from 'fastify'
+// The demo learner: run `npm run seed`, then log in with what it prints. A
+// year of study (scripts/demo/), made through the service with its clock
+// moved: decks of formatted, image, sound and cloze cards, a review every day
+// of the last months, goals met, missed and under way, and parameters fitted
+// to that history. Running it again replaces the demo account.
 import { buildApp } from '../src/app.js'
 import { ConfigError, loadConfig } from '../src/config.js'
-import { formatDay, userDay } from '../src/domain/calendar.js'
-import { deleteAccountData } from '../src/services/accounts.js'
 import { openRuntime } from '../src/runtime.js'
-
-const DEMO = { email: 'demo@example.com', password: 'demo-password', displayName: 'Demo Learner', timezone: 'Europe/London' }
-const DAY = 24 * 60 * 60 * 1000
+import { DEMO_ACCOUNT, seedDemo } from './demo/seed-demo.js'
 
 const config = loadConfig()
 const base = `http://${config.HOST}:${config.PORT}`
@@ -21,24 +17,29 @@ if (config.MONGODB_URL === undefined && await answers(`${base}/health`)) {
   process.exit(1)
 }
 
-const realNow = new Date()
-let now = realNow
+const started = performance.now()
+const now = new Date()
+let clock = now
 const runtime = await openRuntime(config, { info: (line) => console.error(line), error: (line) => console.error(line), fatal: (line) => console.error(line) })
-const app = await buildApp({ mongodbUrl: runtime.mongodbUrl, jwtSecret: runtime.jwtSecret, clock: () => now })
+// one client sending one request at a time, between stretches of planning: nothing to shed
+const unshed = { maxInFlight: 100_000, maxInFlightPerUser: 100_000, maxEventLoopDelayMs: 60_000, maxEventLoopUtilization: 1 }
+const app = await buildApp({ mongodbUrl: runtime.mongodbUrl, jwtSecret: runtime.jwtSecret, clock: () => clock, loadShedding: unshed })
 try {
   await app.ready()
-  const token = await seed(app)
-  const tree = await call(app, 'get-today-cards', { jwtToken: token })
-  const due = JSON.stringify(tree).match(/"review_status"/g)?.length ?? 0
+  const demo = await seedDemo(app, (instant) => { clock = instant }, now, (line) => { console.error(line) })
+  const seconds = Math.round((performance.now() - started) / 1000)
   console.log(`
-Demo account ready: ${DEMO.email} / ${DEMO.password} (${DEMO.timezone}); ${due} cards due today.
-Start the service with \`npm start\`, then in another terminal:
+Demo learner ready in ${seconds} s: ${DEMO_ACCOUNT.email} / ${DEMO_ACCOUNT.password}
+  ${demo.cards.toLocaleString('en')} cards (${demo.media} images and sounds), ${(demo.answers.inBulk + demo.answers.throughService).toLocaleString('en')} answers on ${demo.days.studied} days since ${demo.days.first},
+  parameters fitted to ${Number(demo.fit.items).toLocaleString('en')} reviews (adopted: ${demo.fit.adopted}), ${demo.dueToday} cards to study today.
 
-  curl -s -X POST ${base}/api/get-today-cards -H 'Content-Type: application/json' -d '{"jwtToken":"${token}"}'
+Start the service with \`npm start\`, open ${base}/ and log in, or in another terminal:
 
-or log in for a fresh token:
+  curl -s -X POST ${base}/api/get-stats -H 'Content-Type: application/json' -d '{"jwtToken":"${demo.jwtToken}"}'
 
-  curl -s -X POST ${base}/api/login -H 'Content-Type: application/json' -d '{"email":"${DEMO.email}","password":"${DEMO.password}"}'
+The token is valid for 7 days; log in for a fresh one:
+
+  curl -s -X POST ${base}/api/login -H 'Content-Type: application/json' -d '{"email":"${DEMO_ACCOUNT.email}","password":"${DEMO_ACCOUNT.password}"}'
 `)
 } finally {
   await app.close()
@@ -52,94 +53,6 @@ async function answers (url: string): Promise<boolean> {
   } catch {
     return false
   }
-}
-
-async function call (app: FastifyInstance, operation: string, body: object): Promise<Record<string, unknown>> {
-  const response = await app.inject({ method: 'POST', url: `/api/${operation}`, payload: body })
-  if (response.statusCode >= 300) throw new Error(`${operation} answered ${response.statusCode}: ${response.body}`)
-  return response.json()
-}
-
-function at (daysAgo: number, hour = 12): Date {
-  const day = new Date(realNow.getTime() - daysAgo * DAY)
-  day.setUTCHours(hour, 0, 0, 0)
-  return day
-}
-
-function displayDate (instant: Date): string {
-  return formatDay(userDay(instant, { timezone: DEMO.timezone, dayStartHour: 4 }).day)
-}
-
-interface Flashcard { flashcardID: string, cardIDs: string[] }
-
-async function seed (app: FastifyInstance): Promise<string> {
-  const existing = await app.repositories.users.findByEmail(DEMO.email)
-  if (existing !== null) await deleteAccountData(app, existing._id)
-
-  now = at(40)
-  const { jwtToken } = await call(app, 'register', DEMO) as { jwtToken: string }
-  const make = async (folder: string[], flashcardName: string, cards: Array<[string, string]>): Promise<Flashcard> => {
-    await app.inject({ method: 'POST', url: '/api/create-folder', payload: { jwtToken, path: folder } })
-    return await call(app, 'create-flashcard', {
-      jwtToken, folder, flashcardName, cards: cards.map(([front, back]) => ({ front, back }))
-    }) as unknown as Flashcard
-  }
-  const review = async (flashcard: Flashcard, index: number, rating: string): Promise<void> => {
-    await call(app, 'review-card', { jwtToken, flashcardID: flashcard.flashcardID, cardID: flashcard.cardIDs[index], rating })
-  }
-
-  // three levels deep
-  const verbs = await make(['Languages', 'Spanish', 'Verbs'], 'Ser y estar', [
-    ['to be (identity)', 'ser'], ['to be (state)', 'estar'], ['I am', 'soy / estoy'], ['they are', 'son / están']
-  ])
-  const food = await make(['Languages', 'Spanish', 'Vocabulary'], 'Food', [
-    ['apple', 'la manzana'], ['bread', 'el pan'], ['water', 'el agua']
-  ])
-  // one level deep
-  const capitals = await make(['Geography'], 'European capitals', [
-    ['France', 'Paris'], ['Portugal', 'Lisbon'], ['Poland', 'Warsaw'], ['Norway', 'Oslo']
-  ])
-  const history = await make(['History'], 'Dates', [
-    ['Fall of the Berlin Wall', '1989'], ['Magna Carta', '1215']
-  ])
-
-  // goals set 40 days ago: one of each type that was met, one that was missed
-  now = at(40)
-  await call(app, 'create-goal', { jwtToken, type: 'Card', target: 4, end_date: displayDate(at(35)) })
-  await call(app, 'create-goal', { jwtToken, type: 'XP', target: 40, end_date: displayDate(at(35)) })
-  await call(app, 'create-goal', { jwtToken, type: 'Card', target: 100, end_date: displayDate(at(30)) })
-  await call(app, 'create-goal', { jwtToken, type: 'XP', target: 5000, end_date: displayDate(at(30)) })
-
-  // the history: reviews 38 days ago complete the first two goals
-  now = at(38)
-  for (let index = 0; index < 2; index++) {
-    await review(history, index, 'easy')
-    await review(capitals, index, 'good')
-  }
-  // long-known capitals, last seen 30 days ago with a long interval: not due today
-  now = at(30)
-  await review(capitals, 0, 'easy')
-  // cards in review that came due in the last days: due today, most overdue first
-  now = at(12)
-  await review(verbs, 0, 'easy')
-  await review(verbs, 1, 'good')
-  now = at(6)
-  await review(verbs, 1, 'good')
-  await review(capitals, 1, 'easy')
-  // a card relearning since an hour ago: due again within minutes
-  now = new Date(realNow.getTime() - 60 * 60 * 1000)
-  await review(food, 0, 'again')
-  // reviewed yesterday and known well: not due today
-  now = at(1)
-  await review(history, 0, 'easy')
-  await review(history, 1, 'easy')
-
-  // goals still open, and the settled statuses of the old ones
-  now = realNow
-  await call(app, 'create-goal', { jwtToken, type: 'Card', target: 25, end_date: displayDate(at(-7)) })
-  await call(app, 'create-goal', { jwtToken, type: 'XP', target: 300, end_date: displayDate(at(-14)) })
-  await call(app, 'update-goal-status', { jwtToken })
-  return jwtToken
 }
 
 process.on('unhandledRejection', (error) => {

@@ -117,11 +117,15 @@ async function readFlashcard (study: { app: Parameters<typeof expectOk>[0], toke
   return (await expectOk<{ cards: CardRead[] }>(study.app, 'get-flashcard', { jwtToken: study.token, flashcardID })).cards
 }
 
-/** Writes a screenshot of the study card into docs/, once the answers' intervals are in (STUDY_PAGE_SCREENSHOTS=1). */
-async function screenshot (page: Page, name: string): Promise<void> {
+/**
+ * Writes a screenshot of the page into docs/, once the answers' intervals are in
+ * (STUDY_PAGE_SCREENSHOTS=1); with `onScreen`, of what the screen shows, the answer in view.
+ */
+async function screenshot (page: Page, name: string, { onScreen = false } = {}): Promise<void> {
   // the answers' intervals arrive after the back is shown; the picture is of the page once they have
   await page.waitForFunction(() => [...document.querySelectorAll('#study-stage .interval')].every((interval) => interval.textContent !== '…'))
-  await docsScreenshot(page, name)
+  if (onScreen) await page.$eval('#card-back', (answer) => { answer.scrollIntoView({ block: 'nearest' }) })
+  await docsScreenshot(page, name, { onScreen })
 }
 
 test('an image pasted into the editor and one picked are saved, then studied: shown scaled to the card, described, loaded', BROWSER_TEST, async (t) => {
@@ -196,13 +200,13 @@ test('an image pasted into the editor and one picked are saved, then studied: sh
   if (back === null) throw new Error('no image on the back')
   const backShown = await loadedImage(back, '.study-card')
   t.ok(backShown.naturalWidth === 900 && backShown.alt === 'nest', 'the back shows its image too, loaded and described')
-  await screenshot(page, 'study-page-image.png')
+  await screenshot(page, 'study-page-image.png', { onScreen: true })
 
   await page.setViewport({ width: PHONE_WIDTH, height: 800 })
   const phone = await loadedImage(back, '.study-card')
   t.ok(phone.shownWidth <= phone.roomWidth, 'at 375 px the image still fits the card')
   t.ok(await pageIsNoWiderThan(page, PHONE_WIDTH), 'and the page does not scroll sideways')
-  await screenshot(page, 'study-page-image-375.png')
+  await screenshot(page, 'study-page-image-375.png', { onScreen: true })
 
   // ---- the card edited, at phone width: its editor shows the images from the card's read, and keeps their references
   await goTo(page, 'library')

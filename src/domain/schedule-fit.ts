@@ -36,6 +36,8 @@ export interface FitReport {
   adopted: boolean
   /** what each of RETENTIONS_COMPARED costs with the parameters in use after the fit */
   workload: RetentionCost[]
+  /** the new cards a day that estimate adds (the user's setting at the fit); absent on fits stored before it was kept */
+  newCardsPerDay?: number
   /** cards given new schedules with the parameters now in use, when asked for */
   rescheduled: number
 }

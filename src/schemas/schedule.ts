@@ -31,6 +31,7 @@ export const ScheduleFit = Type.Object({
   fitted: FitFigures,
   adopted: StringEnum(['true', 'false'], { description: 'whether the fitted parameters predict better than the defaults, and are now used' }),
   workload: Type.Array(RetentionCost, { description: 'what each desired retention costs with the parameters in use after this fit' }),
+  newCardsPerDay: Type.Optional(Type.String({ description: 'the new cards a day the workload adds: the user\'s setting at the fit (absent on fits made before it was kept)' })),
   rescheduled: Type.String({ description: 'cards given new schedules, when asked for' }),
   fittedAt: Type.String({ description: 'ISO-8601 UTC instant' })
 })

@@ -208,6 +208,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
         fitted: outcome.fitted,
         adopted: outcome.adopted,
         workload: outcome.workload,
+        newCardsPerDay: user.newCardsPerDay,
         rescheduled: 0
       }
       const account = await repositories.users.recordFit(user._id, report, outcome.adopted ? outcome.parameters : undefined)

@@ -149,6 +149,7 @@ export function fitAnswer (report: FitReport): FitAnswer {
     fitted: figures(report.fitted),
     adopted: report.adopted ? 'true' : 'false',
     workload: report.workload.map(({ retention, answersPerDay }) => ({ desiredRetention: retention.toFixed(2), reviewsPerDay: String(Math.round(answersPerDay)) })),
+    ...(report.newCardsPerDay === undefined ? {} : { newCardsPerDay: String(report.newCardsPerDay) }),
     rescheduled: String(report.rescheduled),
     fittedAt: report.fittedAt.toISOString()
   }

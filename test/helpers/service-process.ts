@@ -7,7 +7,7 @@ export interface RunningService { process: ChildProcess, base: string, databaseU
 
 /**
  * Starts the service on the embedded database in `dataDir`, with `settings` (environment
- * variables of the README) over the defaults; resolves once it listens and says where its
+ * variables of docs/configuration.md) over the defaults; resolves once it listens and says where its
  * database is.
  */
 export async function startServiceProcess (dataDir: string, settings: Record<string, string>): Promise<RunningService> {

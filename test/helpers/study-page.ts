@@ -159,15 +159,17 @@ const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url))
 /**
  * Writes a screenshot of the page as it is into docs/ under `name`, when asked to
  * (STUDY_PAGE_SCREENSHOTS=1): the pictures of the README and the docs. A notice of the step
- * before is not what the picture is of; the fonts are loaded first.
+ * before is not what the picture is of; the fonts are loaded first. The whole page, or
+ * with `onScreen` what the screen shows: a tall card keeps the answer's buttons at the
+ * bottom of the screen, which a picture of the whole page would show halfway down.
  */
-export async function docsScreenshot (page: Page, name: string): Promise<void> {
+export async function docsScreenshot (page: Page, name: string, { onScreen = false } = {}): Promise<void> {
   if (process.env.STUDY_PAGE_SCREENSHOTS !== '1') return
   await page.evaluate(async () => {
     document.querySelector('#notice-message')?.replaceChildren()
     await document.fonts.ready
   })
-  await page.screenshot({ path: join(DOCS, name) as `${string}.png`, fullPage: true })
+  await page.screenshot({ path: join(DOCS, name) as `${string}.png`, fullPage: !onScreen })
 }
 
 /** A folder and an empty flashcard in it, made through the API; the flashcard's id. */

@@ -95,6 +95,7 @@ test('parameters that predict better are adopted, and preview-review and review-
   t.ok(Number(fit.items) >= 1000 && Number(fit.reviews) > Number(fit.items))
   t.equal(fit.rescheduled, '0', 'cards keep their schedules unless asked')
   t.ok(fit.workload.length >= 7 && fit.workload.every((cost) => /^\d\.\d\d$/.test(cost.desiredRetention) && /^\d+$/.test(cost.reviewsPerDay)))
+  t.equal(fit.newCardsPerDay, '20', 'with the new cards a day the estimate adds: the user\'s setting')
   const stored = (await account(app, user)).fsrsParameters
   t.strictSame(stored?.map((w) => w.toFixed(4)), fit.parameters, 'the account keeps the parameters answered')
   const schedule = await call(app, 'get-schedule', { jwtToken: user.jwtToken })

@@ -64,3 +64,12 @@ export function allFlashcards (folders: FolderEntry[]): FlashcardEntry[] {
 export function pathText (path: readonly string[]): string {
   return path.join(' › ')
 }
+
+/**
+ * Where a deck is, as the user reads it: "Languages › Spanish › Verbs". A deck named as
+ * the folder it is in is named once: an Anki import puts a deck's own cards in a deck of
+ * the deck's name, inside a folder of that name, and "Spanish › Spanish" says nothing more.
+ */
+export function deckPlace (folder: readonly string[], flashcardName: string): string {
+  return pathText(folder.at(-1) === flashcardName ? folder : [...folder, flashcardName])
+}

@@ -38,16 +38,9 @@ export function heatmap (counts: Record<string, string>, today: CalendarDay): HT
     ...Array.from({ length: LEVELS + 1 }, (_, index) => el('span', { class: `heat-cell heat-${index}` })),
     ' more reviews'
   ])
-  // a phone shows the latest weeks first; older ones are a sideways scroll away
+  // a phone shows the latest weeks first, older ones a sideways scroll away: the scroller
+  // starts at its right edge (app.css), whenever and however often it gets its width
   const scroller = el('div', { class: 'heatmap-scroll', tabindex: 0, role: 'group', 'aria-label': 'Reviews per day over the last year' }, [grid])
-  requestAnimationFrame(() => { scroller.scrollLeft = scroller.scrollWidth })
-  // and again once it has its width, should it get it later (drawn while the page was hidden, or before its fonts)
-  const onceSized = new ResizeObserver(() => {
-    if (scroller.clientWidth === 0) return
-    scroller.scrollLeft = scroller.scrollWidth
-    onceSized.disconnect()
-  })
-  onceSized.observe(scroller)
   return el('div', { class: 'heatmap' }, [scroller, legend])
 }
 

@@ -3,7 +3,7 @@
 import { callApi } from '../api.js'
 import { confirmButton, el, field, plural, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
-import { allFlashcards, allFolders, pathText, readLibrary, type FolderEntry } from '../library-tree.js'
+import { allFlashcards, allFolders, deckPlace, pathText, readLibrary, type FolderEntry } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
 import { flashcardPanel } from './flashcard-panel.js'
 import {
@@ -205,7 +205,7 @@ function searchForm (open: (flashcardID: string, cardID: string) => Promise<void
       el('ul', { class: 'search-list' }, found.results.map((result) => el('li', {}, [
         el('button', { type: 'button', class: 'search-result', 'data-card-id': result.cardID }, [
           el('span', { class: 'search-snippet' }, [result.snippet]),
-          el('span', { class: 'search-place' }, [pathText([...result.folder, result.flashcardName])])
+          el('span', { class: 'search-place' }, [deckPlace(result.folder, result.flashcardName)])
         ], { click: () => { open(result.flashcardID, result.cardID).catch(reportFailure) } })
       ])))
     ])

@@ -2,10 +2,10 @@
 // reviews (optimize-schedule), the figures of the defaults and of the fitted
 // parameters, going back to the defaults (reset-schedule), and the reviews a day
 // each desired retention costs, to choose one with numbers (update-settings).
-import { callApi } from '../api.js'
+import { ApiError, callApi } from '../api.js'
 import type { ScheduleFit, ScheduleStatus } from '../api-types.js'
 import { localDateOfInstant as localDate } from '../calendar.js'
-import { button, el, replaceChildren } from '../dom.js'
+import { button, el, plural, replaceChildren } from '../dom.js'
 import { act } from '../forms.js'
 import { showNotice } from '../messages.js'
 
@@ -34,12 +34,22 @@ function outcomeText (fit: ScheduleFit): string {
     : 'The fitted parameters predict your reviews no better than the defaults, so nothing changed.'
 }
 
-/** The reviews a day of each desired retention, each with a button that makes it the user's. */
-function workloadTable (fit: ScheduleFit, current: string, choose: (retention: string) => void): HTMLTableElement {
+/**
+ * The reviews a day of each desired retention, each with a button that makes it the user's,
+ * and what the figures assume. A retention is shown once: the user's own is among those
+ * compared, and one kept with more decimals (as an Anki import brings it) reads as one
+ * of them.
+ */
+function workloadTable (fit: ScheduleFit, current: string, newCardsPerDay: string, choose: (retention: string) => void): HTMLTableElement {
+  const costs = fit.workload.filter((cost, index) => fit.workload.findIndex((other) => other.desiredRetention === cost.desiredRetention) === index)
+  const newCards = Number(fit.newCardsPerDay ?? newCardsPerDay)
   return el('table', { class: 'fit-figures', id: 'retention-costs' }, [
-    el('caption', {}, ['Reviews a day each desired retention takes, on average over the next year (an estimate from your cards and your answers)']),
+    el('caption', {}, [
+      `Reviews a day each desired retention takes, on average over the next year, if you add ${plural(newCards, 'new card')} a day all year ` +
+      '(an estimate from your cards and your answers)'
+    ]),
     el('thead', {}, [el('tr', {}, [el('th', { scope: 'col' }, ['Desired retention']), el('th', { scope: 'col' }, ['Reviews a day']), el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden' }, ['Choice'])])])]),
-    el('tbody', {}, fit.workload.map((cost) => el('tr', { 'data-retention': cost.desiredRetention }, [
+    el('tbody', {}, costs.map((cost) => el('tr', { 'data-retention': cost.desiredRetention }, [
       el('th', { scope: 'row' }, [`${Math.round(Number(cost.desiredRetention) * 100)}%`]),
       el('td', {}, [Number(cost.reviewsPerDay).toLocaleString()]),
       el('td', {}, [cost.desiredRetention === current
@@ -53,7 +63,7 @@ function workloadTable (fit: ScheduleFit, current: string, choose: (retention: s
  * The section, drawn from the schedule's status; `retentionChosen` tells the
  * settings form of a desired retention chosen here.
  */
-export function scheduleSection (status: ScheduleStatus, retentionChosen: (retention: string) => void): HTMLElement {
+export function scheduleSection (status: ScheduleStatus, newCardsPerDay: string, retentionChosen: (retention: string) => void): HTMLElement {
   const section = el('section', { class: 'panel', id: 'schedule-section', 'aria-labelledby': 'schedule-heading' })
   let current = status
 
@@ -61,9 +71,15 @@ export function scheduleSection (status: ScheduleStatus, retentionChosen: (reten
     const reschedule = el('input', { type: 'checkbox', id: 'reschedule-cards' })
     const optimize = button('Fit to my reviews', () => {
       act(optimize, async () => {
-        const answer = await callApi('optimize-schedule', { reschedule: reschedule.checked })
-        current = await callApi('get-schedule', {})
-        draw(answer, outcomeText(answer))
+        try {
+          const answer = await callApi('optimize-schedule', { reschedule: reschedule.checked })
+          current = await callApi('get-schedule', {})
+          draw(answer, outcomeText(answer))
+        } catch (error) {
+          // too short a history is not a failure: it says how many more reviews a fit takes
+          if (!(error instanceof ApiError && error.code === 'not_enough_history')) throw error
+          draw(fit, `Not enough reviews to fit to yet: ${error.message}.`)
+        }
         document.getElementById('fit-outcome')?.focus()
       })
     }, { class: 'primary', id: 'optimize-schedule' })
@@ -96,7 +112,7 @@ export function scheduleSection (status: ScheduleStatus, retentionChosen: (reten
       el('div', { class: 'button-row' }, [optimize, useDefaults]),
       outcome === null ? null : el('p', { id: 'fit-outcome', class: 'fit-outcome', tabindex: -1 }, [outcome]),
       fit === undefined ? null : figuresTable(fit),
-      fit === undefined ? null : workloadTable(fit, current.desiredRetention, choose)
+      fit === undefined ? null : workloadTable(fit, current.desiredRetention, newCardsPerDay, choose)
     ])
   }
   draw(status.lastFit, null)

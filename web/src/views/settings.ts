@@ -20,7 +20,7 @@ export const showSettings: Screen = (container, { signOut }) => {
       const input = form.querySelector<HTMLInputElement>('#desired-retention')
       if (input !== null) input.value = retention
     }
-    replaceChildren(body, [form, scheduleSection(schedule, chosen), accountSection(profile, signOut)])
+    replaceChildren(body, [form, scheduleSection(schedule, profile.newCardsPerDay, chosen), accountSection(profile, signOut)])
   }, reportFailure)
   return () => { onScreen = false }
 }

@@ -11,11 +11,10 @@ import { ApiError, callApi, serviceReachable } from '../api.js'
 import { RATINGS, type EditedCard, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
 import { button, el, field, figure, focusIfLost, isTyping, plural, replaceChildren } from '../dom.js'
-import { pathText } from '../library-tree.js'
 import { beginAction, clearError, reportFailure, showNotice } from '../messages.js'
 import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict, type KeptCards } from '../offline-store.js'
 import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
-import { readLibrary, type FolderEntry } from '../library-tree.js'
+import { deckPlace, readLibrary, type FolderEntry } from '../library-tree.js'
 import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyScope } from '../today-cards.js'
 import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
@@ -156,14 +155,32 @@ export const showStudy: Screen = (container, { session }) => {
   choice.addEventListener('change', () => { location.hash = choice.value })
   const choiceRow = el('div', { class: 'study-choice' }, [field('What to study', choice),
     el('p', { class: 'hint', id: 'study-choice-hint' }, ['A folder includes everything below it.'])])
-  callApi('get-library', {}).then((library) => {
+  /**
+   * Reads what each choice holds for today, again after every answer, undo or card put
+   * aside, as the header's counts change: one read at a time, and one more after it when
+   * something changed meanwhile.
+   */
+  let choiceRead: 'idle' | 'reading' | 'reading, then again' = 'idle'
+  const readChoice = (): void => {
     if (!choice.isConnected) return
-    fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
-    const chosen = choice.selectedOptions[0]
-    if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
-  }, () => {
-    // offline, or the library unreadable: the sitting goes on with what it studies
-  })
+    if (choiceRead !== 'idle') {
+      choiceRead = 'reading, then again'
+      return
+    }
+    choiceRead = 'reading'
+    callApi('get-library', {}).then((library) => {
+      if (!choice.isConnected) return
+      fillChoice(choice, readLibrary(library.folders), { due: Number(library.due), new: Number(library.new) }, scope)
+      const chosen = choice.selectedOptions[0]
+      if (scope.kind !== 'all' && chosen !== undefined) heading.textContent = `Study: ${chosen.dataset.name ?? ''}`
+    }, () => {
+      // offline, or the library unreadable: the sitting goes on with what it studies
+    }).finally(() => {
+      const again = choiceRead === 'reading, then again'
+      choiceRead = 'idle'
+      if (again) readChoice()
+    })
+  }
   const status = el('p', { class: 'study-status', id: 'study-status' })
   // Anki's three counts of the cards left, and how far the sitting has come
   const counts = el('p', { class: 'study-counts', id: 'study-counts', hidden: true })
@@ -183,6 +200,7 @@ export const showStudy: Screen = (container, { session }) => {
   container.append(el('div', { class: 'study-screen' }, [
     el('div', { class: 'study-header' }, [heading, counts]), choiceRow, progress, status, conflictArea, announcer, stage, shortcutHelp
   ]))
+  readChoice()
   const stopWatching = watchSync((state) => {
     if (state.conflicts === 0) {
       conflictArea.hidden = true
@@ -312,6 +330,7 @@ export const showStudy: Screen = (container, { session }) => {
         }
         sitting.takeNext()
         sitting.keep()
+        readChoice()
       }, async (error: unknown) => {
         // the network went while the answer was on its way: it is kept and sent later, with the same reviewID
         if (error instanceof ApiError && error.code === 'network_failure') {
@@ -396,6 +415,7 @@ export const showStudy: Screen = (container, { session }) => {
       sitting.preview = undefined
       sitting.phase = 'front'
       sitting.keep()
+      readChoice()
       showNotice(`Undone: the card "${shorten(sideText(card.frontHtml))}" is back.`)
     }).catch((error: unknown) => error).then((failure) => {
       sitting.sending = false
@@ -435,6 +455,7 @@ export const showStudy: Screen = (container, { session }) => {
     if (sitting.current?.cardID === card.cardID) sitting.takeNext()
     sitting.keep()
     sitting.redraw()
+    readChoice()
   }
 
   /** A card put aside comes back in front, as it was. */
@@ -446,6 +467,7 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.phase = 'front'
     sitting.keep()
     sitting.redraw()
+    readChoice()
   }
 
   const setAside = (operation: 'bury-card' | 'suspend-card', back: 'unbury-card' | 'unsuspend-card', told: string) => {
@@ -642,7 +664,12 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
             el('kbd', {}, [String(index + 1)])
           ], { click: () => { actions.answer(rating) } })))
       replaceChildren(stage, [region, controls, el('div', { class: 'undo-row' }, [undoButton]), cardTools(card, actions.tools, sitting.sending)])
-      if (moveFocus) region.focus()
+      if (moveFocus && sitting.phase === 'back') {
+        region.focus({ preventScroll: true })
+        showAnswerSide(region)
+      } else if (moveFocus) {
+        region.focus()
+      }
       // a side's own sound starts when the side is shown, once a showing (the front's is not heard again on turning the card)
       const started = sitting.soundStarted
       if (started?.card !== card || started.phase !== sitting.phase) {
@@ -659,7 +686,7 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
   ])
   const source = el('p', { class: 'card-source' }, [
-    pathText([...card.folder, card.flashcardName]),
+    deckPlace(card.folder, card.flashcardName),
     card.flag > 0 && el('span', { class: `card-flag flag-${card.flag}`, id: 'card-flag-mark' }, [`${FLAGS[card.flag] ?? ''} flag`])
   ])
   if (card.cloze) {
@@ -673,6 +700,20 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
     side('card-front', 'card-front', 'Front', card.frontHtml),
     showBack && side('card-back', 'card-back', 'Back', card.backHtml)
   ])
+}
+
+/**
+ * Brings the answer into view above the answer's buttons, which stay at the bottom of the
+ * screen; again as its pictures arrive and make it taller, as long as it is on show.
+ */
+function showAnswerSide (region: HTMLElement): void {
+  const answer = region.querySelector<HTMLElement>('#card-back')
+  if (answer === null) return
+  const bringIntoView = () => { if (answer.isConnected) answer.scrollIntoView({ block: 'nearest' }) }
+  bringIntoView()
+  for (const image of answer.querySelectorAll('img')) {
+    if (!image.complete) image.addEventListener('load', bringIntoView, { once: true })
+  }
 }
 
 /** The first sound of a side: of the front, or of the back once turned (a cloze card's answer). */
@@ -821,6 +862,12 @@ function fillChoice (choice: HTMLSelectElement, folders: FolderEntry[], all: { d
     }
   }
   for (const folder of folders) add(folder, 0)
+  const shown = [...choice.options]
+  if (shown.length === options.length && shown.every((option, index) => option.value === options[index]?.value)) {
+    // the same choices with new counts: the list, perhaps open, stays as it is
+    shown.forEach((option, index) => { option.textContent = options[index]?.textContent ?? '' })
+    return
+  }
   replaceChildren(choice, options)
   choice.value = addressOf(scope)
 }
