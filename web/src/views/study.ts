@@ -256,7 +256,8 @@ export const showStudy: Screen = (container, { session }) => {
       const waiting = sitting.current === undefined
       sitting.addPage(page)
       sitting.keep()
-      // the counts stay as they were (the cards held went up by those the service gave): only a waiting learner's screen changes
+      // the counts hardly move (the cards held go up by about what countsAfter goes down by) and are drawn with the next card:
+      // drawn now, the stage would lose what is on it (an edit under way), so only a waiting learner's screen is
       if (waiting) sitting.redraw()
     }, (error: unknown) => {
       sitting.fetchingMore = false
