@@ -45,12 +45,12 @@ export const DeletedFolder = Type.Object({
 export const FlashcardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id })
 export type FlashcardBody = Static<typeof FlashcardBody>
 
-const PAGE_LIMITS = `at most ${MAX_CARDS_PER_PAGE.toLocaleString('en')} cards and ${MAX_PAGE_BYTES / 1024 / 1024} MiB of their JSON (always at least one card)`
+export const PAGE_LIMITS = `at most ${MAX_CARDS_PER_PAGE.toLocaleString('en')} cards and ${MAX_PAGE_BYTES / 1024 / 1024} MiB of their JSON (always at least one card)`
 
 /** Where a page of cards begins: after the last card of the page that gave it. */
-const Cursor = (description: string) => Type.String({ minLength: 1, maxLength: 512, description })
+export const Cursor = (description: string) => Type.String({ minLength: 1, maxLength: 512, description })
 
-const NextCursor = Type.String({
+export const NextCursor = Type.String({
   description: 'present only when more cards follow this page: send it back as cursor for the next page; absent on the last page'
 })
 

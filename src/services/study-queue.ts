@@ -3,6 +3,8 @@ import { flashcardIDsIn, flashcardsWithPaths, flashcardWithPath, locateFolder } 
 import { todayQueueRanges } from '../domain/queues.js'
 import { Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
+import { CardPage } from '../domain/card-pages.js'
+import { compareStudyPlaces, readStudyCursor, resumeAfter, studyCursorAfter, studyPagesOf, studyPlaceOf, type QueuePart, type StudyPlace } from '../domain/study-pages.js'
 import type { QueuedCard } from '../repositories/cards.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
@@ -30,12 +32,12 @@ function queueOf (card: QueuedCard): StudyQueueName {
 }
 
 /**
- * Today's cards to study, with their content, in the order to study them,
- * and how many are left in each queue: of the whole library (the cards of
- * get-today-cards, read as it reads them), or of one folder or flashcard. A
- * part's cards are its own learning and review cards due before the day ends
- * and its own new cards, each queue in its order, within what the daily
- * limits leave today across the whole library.
+ * Today's cards to study, with their content, in the order to study them, a
+ * page at a time, and how many are left in each queue: of the whole library
+ * (the cards of get-today-cards, read as it reads them), or of one folder or
+ * flashcard. A part's cards are its own learning and review cards due before
+ * the day ends and its own new cards, each queue in its order, within what
+ * the daily limits leave today across the whole library.
  */
 export function studyQueueService (context: ServiceContext) {
   const { repositories } = context
@@ -65,39 +67,71 @@ export function studyQueueService (context: ServiceContext) {
   }
 
   return {
-    async studyQueue (user: UserDocument, scope: StudyScope) {
+    /**
+     * A page of the study queue of `scope`: the first, or the one after
+     * `cursor` (domain/study-pages.ts), with the counts of the whole queue.
+     * The queue is read whole without content, as get-today-cards reads it,
+     * for its counts and its order; only the page's cards are read with their
+     * content, by id, a few at a time as their sizes say, until it is full.
+     */
+    async studyQueue (user: UserDocument, scope: StudyScope, cursor?: string) {
       if (scope.folderID !== undefined && scope.flashcardID !== undefined) {
         throw new Refusal('invalid_field', 'body has both "folderID" and "flashcardID": send one of them to study a part of the library, or neither to study all of it')
       }
+      const of = studyPagesOf(scope)
+      const given = cursor === undefined ? null : readStudyCursor(cursor, of)
       const whole = scope.folderID === undefined && scope.flashcardID === undefined
       const { account, now, queues, tree, raising } = whole ? await readToday(context, user) : { ...await partQueues(user, scope), raising: Promise.resolve() }
-      const ordered = [...queues.due, ...queues.new]
-      const [contents] = await Promise.all([repositories.cards.withContentByIds(account._id, ordered.map((card) => card._id)), raising])
-      const byID = new Map(contents.map((card) => [card._id, card]))
-      const flashcards = flashcardsWithPaths(tree, new Set(ordered.map((card) => card.flashcardID)))
-      const counts = { new: 0, learning: 0, review: 0 }
-      const cards = []
-      for (const queued of ordered) {
-        const card = byID.get(queued._id)
-        const flashcard = flashcards.get(queued.flashcardID)
-        // deleted since the queues were read
-        if (card === undefined || flashcard === undefined) continue
-        const queue = queueOf(queued)
-        counts[queue] += 1
-        cards.push({
-          flashcardID: queued.flashcardID,
-          flashcardName: flashcard.name,
-          folder: flashcard.folder,
-          queue,
-          ...cardDetails(card, account, (mediaID) => context.mediaUrl(account._id, mediaID), now)
-        })
+      const today = userDay(now, account)
+      const flashcards = flashcardsWithPaths(tree, new Set([...queues.due, ...queues.new].map((card) => card.flashcardID)))
+      const entry = (part: QueuePart) => (card: QueuedCard) => {
+        const flashcard = flashcards.get(card.flashcardID)
+        // a card of a flashcard deleted since the queues were read is left out
+        return flashcard === undefined ? [] : [{ card, flashcard, place: studyPlaceOf(part, card) }]
       }
+      const ordered = [...queues.due.flatMap(entry('due')), ...queues.new.flatMap(entry('new'))].sort((a, b) => compareStudyPlaces(a.place, b.place))
+      const after = resumeAfter(given, today.start)
+      const from = after === null ? 0 : ordered.findIndex(({ place }) => compareStudyPlaces(place, after) > 0)
+      const rest = from === -1 ? [] : ordered.slice(from)
+
+      const mediaUrl = (mediaID: string) => context.mediaUrl(account._id, mediaID)
+      const page = new CardPage<StudyQueueCard>()
+      // how far `rest` is taken: the cards before `next` are on the page or deleted since the queues were read
+      let next = 0
+      let last: StudyPlace | null = null
+      while (!page.more && next < rest.length) {
+        const asked = rest.slice(next, next + page.wanted())
+        const contents = new Map((await repositories.cards.withContentByIds(account._id, asked.map(({ card }) => card._id))).map((card) => [card._id, card]))
+        for (const { card: queued, flashcard, place } of asked) {
+          const card = contents.get(queued._id)
+          if (card !== undefined) {
+            const shown = { flashcardID: queued.flashcardID, flashcardName: flashcard.name, folder: flashcard.folder, queue: queueOf(queued), ...cardDetails(card, account, mediaUrl, now) }
+            if (!page.add(shown, Buffer.byteLength(JSON.stringify(shown)) + 1)) break
+            last = place
+          }
+          next += 1
+        }
+      }
+      await raising
       return {
-        counts: { new: String(counts.new), learning: String(counts.learning), review: String(counts.review) },
-        cards
+        counts: countsOf(ordered.map(({ card }) => card)),
+        cards: page.cards,
+        ...(page.more && last !== null
+          ? { countsAfter: countsOf(rest.slice(next).map(({ card }) => card)), nextCursor: studyCursorAfter(of, today.start, last) }
+          : {})
       }
     }
   }
+}
+
+/** A card of the study queue as the answer shows it. */
+type StudyQueueCard = { flashcardID: string, flashcardName: string, folder: string[], queue: StudyQueueName } & ReturnType<typeof cardDetails>
+
+/** How many cards of each queue, as the wire writes them. */
+function countsOf (cards: readonly QueuedCard[]): Record<StudyQueueName, string> {
+  const counts = { new: 0, learning: 0, review: 0 }
+  for (const card of cards) counts[queueOf(card)] += 1
+  return { new: String(counts.new), learning: String(counts.learning), review: String(counts.review) }
 }
 
 export type StudyQueueService = ReturnType<typeof studyQueueService>

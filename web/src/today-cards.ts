@@ -51,15 +51,31 @@ export function sameScope (a: StudyScope, b: StudyScope): boolean {
   return a.kind === b.kind
 }
 
+/** A page of today's cards: the cards, and while more follow, how many of each state and where they go on. */
+export interface StudyQueuePage {
+  cards: StudyCard[]
+  /** the cards of the queue after this page's, by state: none on the last page */
+  later: Record<CardState, number>
+  /** present while more follow: the cursor that asks for them */
+  nextCursor?: string
+}
+
 /**
- * Today's cards of `scope` in the order to study them, with their content, from one
- * get-study-queue: learning and review cards most overdue first, then new cards.
+ * A page of today's cards of `scope` in the order to study them, with their content, from
+ * one get-study-queue: learning and review cards most overdue first, then new cards. The
+ * first page, or with `cursor` the cards of the queue after those the page was given.
  */
-export async function loadStudyQueue (scope: StudyScope): Promise<StudyCard[]> {
-  const queue = await callApi('get-study-queue', scope.kind === 'folder'
-    ? { folderID: scope.folderID }
-    : scope.kind === 'deck' ? { flashcardID: scope.flashcardID } : {})
-  return queue.cards.map((card) => ({ ...studyCard({ flashcardID: card.flashcardID, flashcardName: card.flashcardName, folder: card.folder }, card), state: card.queue }))
+export async function loadStudyQueue (scope: StudyScope, cursor?: string): Promise<StudyQueuePage> {
+  const queue = await callApi('get-study-queue', {
+    ...(scope.kind === 'folder' ? { folderID: scope.folderID } : scope.kind === 'deck' ? { flashcardID: scope.flashcardID } : {}),
+    ...(cursor === undefined ? {} : { cursor })
+  })
+  const later = queue.countsAfter
+  return {
+    cards: queue.cards.map((card) => ({ ...studyCard({ flashcardID: card.flashcardID, flashcardName: card.flashcardName, folder: card.folder }, card), state: card.queue })),
+    later: { new: Number(later?.new ?? 0), learning: Number(later?.learning ?? 0), review: Number(later?.review ?? 0) },
+    ...(queue.nextCursor === undefined ? {} : { nextCursor: queue.nextCursor })
+  }
 }
 
 /**

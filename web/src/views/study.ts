@@ -15,7 +15,7 @@ import { beginAction, clearError, reportFailure, showNotice } from '../messages.
 import { addWaitingAnswer, conflicts, keepTodayCards, keptTodayCards, removeWaitingAnswer, settleConflict, waitingAnswers, type Conflict, type KeptCards } from '../offline-store.js'
 import { announce as announceSync, sendWaitingAnswers, sendingDone, watchSync } from '../offline-sync.js'
 import { deckPlace, readLibrary, type FolderEntry } from '../library-tree.js'
-import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyScope } from '../today-cards.js'
+import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type CardState, type StudyCard, type StudyQueuePage, type StudyScope } from '../today-cards.js'
 import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
 import { FLAGS, cardTools, studyCardEditor, type CardToolActions } from './study-card-tools.js'
@@ -30,6 +30,12 @@ const LEARN_AHEAD_MS = 20 * 60 * 1000
 
 /** Offline, a card answered "again" comes back after Anki's first learning step; the service schedules it for real once the answer is sent. */
 const AGAIN_OFFLINE_MS = 60 * 1000
+
+/**
+ * The service gives today's queue a page at a time: once fewer cards than this are left
+ * unanswered, the next page is asked for, while the learner goes on with those.
+ */
+const MORE_WHEN_LEFT = 20
 
 /** What an answer earns (docs/api.md); offline, the page counts it before the service does. */
 const XP_PER_REVIEW = 10
@@ -51,6 +57,14 @@ class StudySitting {
   sending = false
   /** true while today's cards are being fetched */
   loading = false
+  /** while the service holds more of today's cards than it gave: the cursor that asks for those after them */
+  nextCursor: string | undefined
+  /** how many cards of each state the service holds after those it gave, for the counts */
+  later: Record<CardState, number> = { new: 0, learning: 0, review: 0 }
+  /** true while the cards after those given are being fetched */
+  fetchingMore = false
+  /** asks for the cards after those given, when they run low (the screen sets it) */
+  needsMore: () => void = () => {}
   /** when the cards studied offline were fetched, while the sitting studies them without the service */
   offlineSince: number | undefined
   /**
@@ -100,18 +114,45 @@ class StudySitting {
     }
     this.current = index === -1 ? undefined : this.queue.splice(index, 1)[0]
     this.preview = undefined
-    this.phase = this.current === undefined ? 'done' : 'front'
+    // none held, but more follow: the learner waits for them
+    this.phase = this.current !== undefined ? 'front' : this.nextCursor === undefined ? 'done' : 'loading'
+    this.needsMore()
+  }
+
+  /** Whether the cards held and not yet answered run low while the service holds more. */
+  get runsLow (): boolean {
+    if (this.nextCursor === undefined) return false
+    const answered = new Set(this.answers.map((answer) => answer.card.cardID))
+    return this.queue.filter((card) => !answered.has(card.cardID)).length < MORE_WHEN_LEFT
   }
 
   /**
-   * Studies `cards`, today's cards as the service has them now. A card answered in this
-   * sitting comes back only within the learn-ahead window, as it would after its answer;
-   * `shown`, the card on show before, stays in front if it is still there.
+   * Goes on with the next page of today's cards, after those held. A card held already is
+   * not taken twice (one answered "again" comes on a later page once due past the end of
+   * the page before), and one answered in this sitting only within the learn-ahead window.
    */
-  refill (cards: StudyCard[], shown: StudyCard | undefined): void {
+  addPage (page: StudyQueuePage): void {
+    const now = Date.now()
+    const held = new Set([...this.queue, ...(this.current === undefined ? [] : [this.current])].map((card) => card.cardID))
+    const answered = new Set(this.answers.map((answer) => answer.card.cardID))
+    this.queue.push(...page.cards.filter((card) => !held.has(card.cardID) && (!answered.has(card.cardID) || card.dueAt - now <= LEARN_AHEAD_MS)))
+    this.nextCursor = page.nextCursor
+    this.later = page.later
+    if (this.current === undefined) this.takeNext()
+    else this.needsMore()
+  }
+
+  /**
+   * Studies `page`, the first page of today's cards as the service has them now. A card
+   * answered in this sitting comes back only within the learn-ahead window, as it would
+   * after its answer; `shown`, the card on show before, stays in front if it is still there.
+   */
+  refill (page: StudyQueuePage, shown: StudyCard | undefined): void {
     const now = Date.now()
     const answered = new Set(this.answers.map((answer) => answer.card.cardID))
-    this.queue = cards.filter((card) => !answered.has(card.cardID) || card.dueAt - now <= LEARN_AHEAD_MS)
+    this.nextCursor = page.nextCursor
+    this.later = page.later
+    this.queue = page.cards.filter((card) => !answered.has(card.cardID) || card.dueAt - now <= LEARN_AHEAD_MS)
     const at = shown === undefined ? -1 : this.queue.findIndex((card) => card.cardID === shown.cardID)
     const [again] = at === -1 ? [] : this.queue.splice(at, 1)
     if (again === undefined) {
@@ -122,6 +163,7 @@ class StudySitting {
     this.current = { ...again, reviewID: shown?.reviewID }
     this.preview = undefined
     this.phase = 'front'
+    this.needsMore()
   }
 }
 
@@ -213,6 +255,49 @@ export const showStudy: Screen = (container, { session }) => {
   sitting.redraw = (moveFocus = true) => { render(sitting, { status, counts, progress, stage, announcer, shortcutHelp }, actions, moveFocus) }
 
   /**
+   * Asks for the next page of today's cards once those held run low, while the learner
+   * goes on with them. One request at a time; the answer to one asked before the queue
+   * was read again (start) is dropped. A failure leaves the cursor for the next answer to
+   * try again; a learner who waits for it is told, or, offline, ends the sitting with the
+   * cards held, as a sitting begun offline does.
+   */
+  sitting.needsMore = () => {
+    const cursor = sitting.nextCursor
+    if (!sitting.runsLow || sitting.fetchingMore || cursor === undefined) return
+    sitting.fetchingMore = true
+    loadStudyQueue(sitting.scope, cursor).then((page) => {
+      sitting.fetchingMore = false
+      if (sitting.nextCursor !== cursor) {
+        sitting.needsMore()
+        return
+      }
+      const waiting = sitting.current === undefined
+      sitting.addPage(page)
+      sitting.keep()
+      // the counts hardly move (the cards held go up by about what countsAfter goes down by) and are drawn with the next card:
+      // drawn now, the stage would lose what is on it (an edit under way), so only a waiting learner's screen is
+      if (waiting) sitting.redraw()
+    }, (error: unknown) => {
+      sitting.fetchingMore = false
+      if (sitting.nextCursor !== cursor) {
+        sitting.needsMore()
+        return
+      }
+      if (sitting.current !== undefined) return
+      if (error instanceof ApiError && error.code === 'network_failure') {
+        sitting.nextCursor = undefined
+        sitting.later = { new: 0, learning: 0, review: 0 }
+        sitting.takeNext()
+        sitting.redraw()
+        return
+      }
+      sitting.phase = 'failed'
+      sitting.redraw(false)
+      reportFailure(error, stage.querySelector<HTMLElement>('#try-again'))
+    })
+  }
+
+  /**
    * Reads today's cards and studies them. Also when the user comes back to a sitting:
    * cards may have been edited, deleted or added and settings changed meanwhile, so the
    * queue is read again; the answers and XP so far stay. Never while an answer or an
@@ -223,14 +308,16 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.loading = true
     const shown = sitting.current
     sitting.phase = 'loading'
+    // the queue is read again from its head: a page on its way after the old cursor is dropped
+    sitting.nextCursor = undefined
     sitting.redraw(false)
     // the total XP says whether there is a review to take back; without it, undo stays offered
     const undoable = callApi('get-stats', {}).then((stats) => Number(stats.total_xp) > 0, () => true)
-    Promise.all([loadStudyQueue(sitting.scope), undoable]).then(([cards, canUndo]) => {
+    Promise.all([loadStudyQueue(sitting.scope), undoable]).then(([page, canUndo]) => {
       clearError()
       sitting.offlineSince = undefined
       sitting.undoable = canUndo || sitting.answers.length > 0
-      sitting.refill(cards, shown)
+      sitting.refill(page, shown)
       sitting.keep()
       sitting.redraw()
     }, async (error: unknown) => {
@@ -241,7 +328,7 @@ export const showStudy: Screen = (container, { session }) => {
       if (kept !== undefined) {
         sitting.offlineSince = kept.fetchedAt
         sitting.undoable = (await waitingAnswers(sitting.userID).catch(() => [])).length > 0
-        sitting.refill(kept.cards, shown)
+        sitting.refill({ cards: kept.cards, later: { new: 0, learning: 0, review: 0 } }, shown)
         sitting.redraw()
         return
       }
@@ -610,7 +697,7 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
   const studying = sitting.phase === 'front' || sitting.phase === 'back'
   shortcutHelp.hidden = !studying
   drawCounts(counts, progress, sitting, studying)
-  const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1)
+  const left = sitting.queue.length + (sitting.current === undefined ? 0 : 1) + STATES.reduce((sum, state) => sum + sitting.later[state], 0)
   status.textContent = sitting.phase === 'front' || sitting.phase === 'back'
     ? `${plural(left, 'card')} left · ${plural(sitting.answers.length, 'answer')} · ${sitting.xpGained} XP this session`
     : ''
@@ -792,19 +879,20 @@ const STATES: CardState[] = ['new', 'learning', 'review']
 
 /**
  * The cards left by state, the one on show included and marked, as Anki's header shows
- * them; a card answered "again" comes back as learning. The bar: answers given against
- * answers given and cards left.
+ * them, those the service holds after the ones given too; a card answered "again" comes
+ * back as learning. The bar: answers given against answers given and cards left.
  */
 function drawCounts (counts: HTMLElement, progress: HTMLProgressElement, sitting: StudySitting, studying: boolean): void {
   counts.hidden = !studying
   progress.hidden = !studying && sitting.answers.length === 0
   const left = [...sitting.queue, ...(sitting.current === undefined ? [] : [sitting.current])]
-  const total = sitting.answers.length + left.length
+  const leftCount = left.length + STATES.reduce((sum, state) => sum + sitting.later[state], 0)
+  const total = sitting.answers.length + leftCount
   progress.max = Math.max(1, total)
   progress.value = sitting.phase === 'done' ? progress.max : sitting.answers.length
-  progress.setAttribute('aria-valuetext', `${plural(sitting.answers.length, 'answer')} given, ${plural(left.length, 'card')} left`)
+  progress.setAttribute('aria-valuetext', `${plural(sitting.answers.length, 'answer')} given, ${plural(leftCount, 'card')} left`)
   replaceChildren(counts, STATES.map((state) => {
-    const count = left.filter((card) => card.state === state).length
+    const count = left.filter((card) => card.state === state).length + sitting.later[state]
     const onShow = studying && sitting.current?.state === state
     return el('span', { class: `count count-${state}`, id: `count-${state}`, 'data-count': count, 'aria-current': onShow ? 'true' : null }, [
       el('span', { class: 'count-number' }, [String(count)]), ` ${state}`
