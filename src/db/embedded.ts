@@ -59,6 +59,8 @@ export const DEFAULT_CACHE_SIZE = '512M'
 
 const LISTENING = /secantusd-rs listening on (127\.0\.0\.1:\d+)/
 const PID_FILE = 'secantusd.pid'
+/** the mongodb:// address of the server running on the folder, for other processes (npm run backup) to reach it */
+const ADDRESS_FILE = 'secantusd.address'
 
 /**
  * Starts SecantusDB's secantusd-rs (the MongoDB wire protocol over WiredTiger)
@@ -95,6 +97,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     ], { stdio: ['ignore', 'pipe', 'pipe'] })
     const address = await waitForAddress(child, options.startTimeoutMs ?? 60_000, log)
     await writeFile(join(dataDir, PID_FILE), String(child.pid))
+    await writeFile(join(dataDir, ADDRESS_FILE), `mongodb://${address}\n`)
     return { child, address }
   }
 
@@ -164,6 +167,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
       await restarting
       await stopProcess(child)
       await rm(join(dataDir, PID_FILE), { force: true })
+      await rm(join(dataDir, ADDRESS_FILE), { force: true })
       process.off('exit', killOnExit)
     }
   }
@@ -206,6 +210,26 @@ function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: str
 }
 
 /**
+ * The address of the server running on `dataDir` now, started by another
+ * process (the service): null when none runs there. Its process is checked,
+ * as stopLeftover checks it, so that an address left by a server that is gone
+ * is not taken for one.
+ */
+export async function runningEmbeddedDatabase (dataDir: string): Promise<string | null> {
+  const folder = resolve(dataDir)
+  const pid = Number(await readFile(join(folder, PID_FILE), 'utf8').catch(() => ''))
+  if (!Number.isInteger(pid) || pid <= 0 || !await isServerOf(pid, folder)) return null
+  const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
+  return address.startsWith('mongodb://') ? address : null
+}
+
+/** Whether process `pid` is a secantusd-rs whose storage is `dataDir` (and not a folder whose name starts alike). */
+async function isServerOf (pid: number, dataDir: string): Promise<boolean> {
+  const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')
+  return (args[0] ?? '').endsWith('secantusd-rs') && args.includes(dataDir)
+}
+
+/**
  * A server left running on this folder by a service that was killed outright
  * still holds WiredTiger's lock, and a new one could not open the files: it
  * is stopped first, if it is still the database of this folder.
@@ -213,8 +237,7 @@ function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: str
 async function stopLeftover (dataDir: string, log: (line: string) => void): Promise<void> {
   const pid = Number(await readFile(join(dataDir, PID_FILE), 'utf8').catch(() => ''))
   if (!Number.isInteger(pid) || pid <= 0) return
-  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
-  if (!commandLine.includes('secantusd-rs') || !commandLine.includes(dataDir)) return
+  if (!await isServerOf(pid, dataDir)) return
   log(`stopping secantusd-rs ${pid}, left running on ${dataDir} by an earlier start`)
   process.kill(pid, 'SIGTERM')
   for (let waited = 0; waited < 10_000; waited += 100) {
