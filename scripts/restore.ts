@@ -7,7 +7,7 @@ import { DamagedArchiveError } from '../src/backup/archive.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { MissingCargoError } from '../src/db/secantus-install.js'
 import { openToolDatabase } from '../src/runtime.js'
-import { restore, TargetNotEmptyError } from '../src/services/backup.js'
+import { checkArchive, restore, TargetNotEmptyError } from '../src/services/backup.js'
 
 const file = process.argv[2]
 if (file === undefined || file === '' || process.argv.length > 3) {
@@ -18,11 +18,15 @@ if (file === undefined || file === '' || process.argv.length > 3) {
 try {
   const config = loadConfig()
   const started = performance.now()
+  // read through and checked before any database is started or touched
+  const checked = await checkArchive(resolve(file))
+  console.error(`${resolve(file)}: a backup of ${checked.header.database} on ${checked.header.server}, as it was at ${checked.header.snapshotAt.toISOString()}, ` +
+    `${checked.documents.toLocaleString('en')} documents; its checksum matches`)
   const database = await openToolDatabase(config, (line) => console.error(line))
   const client = new MongoClient(database.mongodbUrl, { appName: 'flashcard-restore' })
   try {
-    console.error(`Restoring ${resolve(file)} into ${database.where}`)
-    const summary = await restore(client.db(), resolve(file), (line) => console.error(`  ${line}`))
+    console.error(`Restoring it into ${database.where}`)
+    const summary = await restore(client.db(), resolve(file), (line) => console.error(`  ${line}`), checked)
     const seconds = (performance.now() - started) / 1000
     console.log(`Restored ${summary.documents.toLocaleString('en')} documents of ${summary.collections} collections, as they were at ` +
       `${summary.header.snapshotAt.toISOString()}, in ${seconds.toFixed(1)} s. Start the service on this database now.`)

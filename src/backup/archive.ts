@@ -1,10 +1,11 @@
 // The backup archive (`npm run backup`, `npm run restore`): a zstd stream of BSON
 // documents, one after another, ending with a trailer that holds the SHA-256 of
-// everything before it. docs/operations.md describes the format for people;
-// this file is its one definition.
+// everything before it, and after the stream a zstd skippable frame that holds
+// the stream's length. docs/operations.md describes the format for people; this
+// file is its one definition.
 import { createHash, type Hash } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { open, rename, rm } from 'node:fs/promises'
+import { appendFile, open, rename, rm } from 'node:fs/promises'
 import { once } from 'node:events'
 import { dirname } from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -56,6 +57,23 @@ const BATCH_DOCUMENTS = 1000
 const BATCH_BYTES = 4 * 1024 * 1024
 /** The largest record: MongoDB's largest document, and room for a record around it. */
 const MAX_RECORD_BYTES = 16 * 1024 * 1024 + 16 * 1024
+
+/**
+ * The file ends with a skippable frame (which zstd's own tools pass over)
+ * holding the length of the compressed stream before it: Node's zstd stream
+ * decompresses a stream cut off in its last bytes without a word, all of the
+ * content out already, so a file cut short is known by its length instead.
+ */
+const LENGTH_FRAME_MAGIC = 0x184D2A5E
+const LENGTH_FRAME_BYTES = 16
+
+function lengthFrame (compressedBytes: number): Buffer {
+  const frame = Buffer.alloc(LENGTH_FRAME_BYTES)
+  frame.writeUInt32LE(LENGTH_FRAME_MAGIC, 0)
+  frame.writeUInt32LE(8, 4)
+  frame.writeBigUInt64LE(BigInt(compressedBytes), 8)
+  return frame
+}
 
 // ---- writing
 
@@ -129,6 +147,7 @@ export async function createArchive (path: string, header: Omit<ArchiveHeader, '
       await put(BSON.serialize(trailer), false)
       compressor.end()
       await written
+      await appendFile(partial, lengthFrame(file.bytesWritten))
       const handle = await open(partial, 'r+')
       try {
         await handle.sync()
@@ -143,7 +162,7 @@ export async function createArchive (path: string, header: Omit<ArchiveHeader, '
       } finally {
         await folder.close()
       }
-      return { collections, documents, bytes: file.bytesWritten }
+      return { collections, documents, bytes: file.bytesWritten + LENGTH_FRAME_BYTES }
     },
     async abandon () {
       compressor.destroy()
@@ -172,7 +191,9 @@ export type ArchiveItem =
 export async function * readArchive (path: string): AsyncGenerator<ArchiveItem> {
   const damaged = (what: string): DamagedArchiveError => new DamagedArchiveError(`${path} is damaged: ${what}`)
   const hash: Hash = createHash('sha256')
-  const records = recordsOf(createReadStream(path).pipe(createZstdDecompress()), damaged)
+  const compressedBytes = await streamLength(path)
+  if (compressedBytes === null) throw damaged('it does not end as a backup ends (the file was cut short, or is not a backup)')
+  const records = recordsOf(createReadStream(path, { end: compressedBytes - 1 }).pipe(createZstdDecompress()), damaged)
 
   const first = await records.next()
   if (first.done === true) throw damaged('it holds nothing (an empty or cut-off file)')
@@ -230,6 +251,21 @@ export async function * readArchive (path: string): AsyncGenerator<ArchiveItem> 
     } else {
       throw damaged(`a record out of place: ${JSON.stringify(Object.keys(fields))}`)
     }
+  }
+}
+
+/** The length of the compressed stream as the file's last frame gives it, or null when that frame is not there or does not fit the file. */
+async function streamLength (path: string): Promise<number | null> {
+  const file = await open(path, 'r')
+  try {
+    const { size } = await file.stat()
+    if (size < LENGTH_FRAME_BYTES + 1) return null
+    const frame = Buffer.alloc(LENGTH_FRAME_BYTES)
+    await file.read(frame, 0, LENGTH_FRAME_BYTES, size - LENGTH_FRAME_BYTES)
+    const fits = frame.readUInt32LE(0) === LENGTH_FRAME_MAGIC && frame.readUInt32LE(4) === 8 && frame.readBigUInt64LE(8) === BigInt(size - LENGTH_FRAME_BYTES)
+    return fits ? size - LENGTH_FRAME_BYTES : null
+  } finally {
+    await file.close()
   }
 }
 

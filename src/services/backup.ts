@@ -66,13 +66,13 @@ const INSERT_BYTES = 8 * 1024 * 1024
 /**
  * Fills the empty database `db` from the archive at `file`. The archive is
  * read whole and checked (its checksum, its counts) before the database is
- * touched; a database holding any document is refused, left as it was. Should
+ * touched, unless the caller did (`checked`); a database holding any document
+ * is refused, left as it was. Should
  * anything fail while the documents go in, the database is emptied again, so
  * that it holds all of the archive or nothing.
  */
-export async function restore (db: Db, file: string, log: (line: string) => void = () => {}): Promise<RestoreSummary> {
-  const { header, collections } = await checkArchive(file)
-  log(`${file}: a backup of ${header.database} on ${header.server}, at ${header.snapshotAt.toISOString()}; its checksum matches`)
+export async function restore (db: Db, file: string, log: (line: string) => void = () => {}, checked?: CheckedArchive): Promise<RestoreSummary> {
+  const { header, collections } = checked ?? await checkArchive(file)
   const target = restoreTarget(db)
   const held = await target.holdings()
   if (held.length > 0) {
@@ -115,8 +115,11 @@ export async function restore (db: Db, file: string, log: (line: string) => void
   }
 }
 
-/** Reads the archive at `file` through, checking it: its header and its collections once it is known whole. */
-export async function checkArchive (file: string): Promise<{ header: ArchiveHeader, collections: ArchivedCollection[], documents: number }> {
+/** What an archive read through and found whole holds. */
+export interface CheckedArchive { header: ArchiveHeader, collections: ArchivedCollection[], documents: number }
+
+/** Reads the archive at `file` through, checking it (DamagedArchiveError otherwise): its header and its collections once it is known whole. */
+export async function checkArchive (file: string): Promise<CheckedArchive> {
   let header: ArchiveHeader | undefined
   const collections: ArchivedCollection[] = []
   let documents = 0
