@@ -39,7 +39,7 @@ const BATCH_SIZE = 1000
  * read-only, at snapshot isolation (WiredTiger's): the server pins it at the
  * first read, and keeps it as long as reads keep coming (it ends transactions
  * idle for transactionLifetimeLimitSeconds, not long ones), so it spans a
- * backup of any length. Its snapshot sessions would not do: it accepts
+ * backup of any length made of short reads. Its snapshot sessions would not do: it accepts
  * readConcern snapshot outside a transaction, and reads at the present.
  * On MongoDB a transaction lives 60 seconds at most, so the snapshot is a
  * snapshot session: every read at the cluster time of the first, which
@@ -52,6 +52,17 @@ export async function openSnapshot (client: MongoClient, db: Db, options: Snapsh
   const server = embedded
     ? `SecantusDB secantusd-rs ${String(info.secantusVersion)} (MongoDB ${String(info.version)} protocol)`
     : `MongoDB ${String(info.version)}`
+  // The keys that bound the windows are drawn before the snapshot, outside it: any keys tile
+  // the collection, so they need not be the snapshot's, and the transaction then holds only
+  // reads of a window each. The server ends a transaction left idle past its lifetime,
+  // measured from the start of its last read, and a pass over a large collection is long.
+  const windowBytes = options.windowBytes ?? WINDOW_BYTES
+  const drawn = new Map<string, unknown[]>()
+  if (embedded) {
+    for (const { name, type } of await db.listCollections({}, { nameOnly: false }).toArray()) {
+      if (type !== 'view' && !name.startsWith('system.')) drawn.set(name, await drawKeys(db.collection(name), windowBytes))
+    }
+  }
   let session: ClientSession
   let method: string
   if (embedded) {
@@ -70,7 +81,6 @@ export async function openSnapshot (client: MongoClient, db: Db, options: Snapsh
     await closeSession(session, embedded)
     throw error
   }
-  const windowBytes = options.windowBytes ?? WINDOW_BYTES
 
   return {
     server,
@@ -100,7 +110,7 @@ export async function openSnapshot (client: MongoClient, db: Db, options: Snapsh
         yield * read({})
         return
       }
-      for (const window of await windowsOf(collection, session, windowBytes)) yield * read(window)
+      for (const window of windowsOf(drawn.get(name) ?? [])) yield * read(window)
     },
     async close () {
       await closeSession(session, embedded)
@@ -117,27 +127,37 @@ async function closeSession (session: ClientSession, transaction: boolean): Prom
 }
 
 /**
+ * Keys of the collection drawn at random, each document in proportion to its
+ * size, in the server's order: about SAMPLES_PER_WINDOW for each
+ * `windowBytes` of documents. One pass over the collection, which keeps only
+ * the keys it draws.
+ */
+async function drawKeys (collection: ReturnType<Db['collection']>, windowBytes: number): Promise<unknown[]> {
+  const drawn = await collection.find(
+    { $expr: { $lt: [{ $rand: {} }, { $divide: [{ $bsonSize: '$$ROOT' }, windowBytes / SAMPLES_PER_WINDOW] }] } },
+    // the server's order: the bounds must follow its comparison of keys, not JavaScript's
+    { projection: { _id: 1 }, sort: { _id: 1 } }
+  ).toArray()
+  return drawn.map(({ _id: key }) => key as unknown)
+}
+
+/**
  * The filters that read a collection a window at a time, together every
  * document once. The embedded database answers a query by first reading
  * every document it matches, whatever its limit: read whole, a collection
  * would sit in the database's memory at once. Windows of `_id` are ranges of
- * its index, each read alone. Their bounds are keys sampled from the
- * collection itself, each document drawn in proportion to its size, so that
- * a window holds about `windowBytes` whatever the keys look like (random
- * digits, ObjectIds made in one burst by an upload): the sample is one pass
- * over the collection that keeps only the keys it draws. A range of one type
- * holds only that type's values, as in MongoDB; the ids of other types are
- * read by one query, and the service makes none.
+ * its index, each read alone, bounded by keys drawn from the collection in
+ * proportion to size (drawKeys), so that a window holds about `windowBytes`
+ * whatever the keys look like (random digits, ObjectIds made in one burst by
+ * an upload). A range of one type holds only that type's values, as in
+ * MongoDB; the ids of other types are read by one query, and the service makes
+ * none. The windows tile the keys whichever were drawn: a key drawn and gone
+ * since, or a document added since, changes their sizes and nothing else.
  */
-async function windowsOf (collection: ReturnType<Db['collection']>, session: ClientSession, windowBytes: number): Promise<Document[]> {
-  const drawn = await collection.find(
-    { $expr: { $lt: [{ $rand: {} }, { $divide: [{ $bsonSize: '$$ROOT' }, windowBytes / SAMPLES_PER_WINDOW] }] } },
-    // the server's order: the bounds must follow its comparison of keys, not JavaScript's
-    { session, projection: { _id: 1 }, sort: { _id: 1 } }
-  ).toArray()
+export function windowsOf (drawn: readonly unknown[]): Document[] {
   const windows: Document[] = []
   for (const type of WINDOWED_TYPES) {
-    const keys = drawn.map(({ _id: key }) => key as unknown).filter((key) => type === 'string' ? typeof key === 'string' : key instanceof ObjectId)
+    const keys = drawn.filter((key) => type === 'string' ? typeof key === 'string' : key instanceof ObjectId)
     const bounds = keys.filter((_, index) => index % SAMPLES_PER_WINDOW === SAMPLES_PER_WINDOW - 1)
     if (bounds.length === 0) {
       windows.push({ _id: { $type: type } })
