@@ -105,7 +105,8 @@ export async function openToolDatabase (config: Config, log: (line: string) => v
   }
   await refuseFormerDatabase(config.DATA_DIR)
   const dataDir = join(config.DATA_DIR, 'secantus')
-  const running = await runningEmbeddedDatabase(dataDir)
+  // longer than the supervision's restarts take before it gives up
+  const running = await runningEmbeddedDatabase(dataDir, 10_000)
   if (running !== null) {
     return { mongodbUrl: `${running}/${EMBEDDED_DATABASE}`, where: `the embedded database of ${dataDir}, which a running service holds (${running})`, stop: async () => {} }
   }

@@ -213,14 +213,22 @@ function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: str
  * The address of the server running on `dataDir` now, started by another
  * process (the service): null when none runs there. Its process is checked,
  * as stopLeftover checks it, so that an address left by a server that is gone
- * is not taken for one.
+ * is not taken for one. An address with no server may be that of a server its
+ * service is starting again (supervision): it is waited for up to `waitMs`,
+ * since a second server started on the folder meanwhile would make those
+ * restarts fail, and the service give up.
  */
-export async function runningEmbeddedDatabase (dataDir: string): Promise<string | null> {
+export async function runningEmbeddedDatabase (dataDir: string, waitMs = 0): Promise<string | null> {
   const folder = resolve(dataDir)
-  const pid = Number(await readFile(join(folder, PID_FILE), 'utf8').catch(() => ''))
-  if (!Number.isInteger(pid) || pid <= 0 || !await isServerOf(pid, folder)) return null
-  const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
-  return address.startsWith('mongodb://') ? address : null
+  const started = Date.now()
+  for (;;) {
+    const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
+    if (!address.startsWith('mongodb://')) return null
+    const pid = Number(await readFile(join(folder, PID_FILE), 'utf8').catch(() => ''))
+    if (Number.isInteger(pid) && pid > 0 && await isServerOf(pid, folder)) return address
+    if (Date.now() - started >= waitMs) return null
+    await sleep(250)
+  }
 }
 
 /** Whether process `pid` is a secantusd-rs whose storage is `dataDir` (and not a folder whose name starts alike). */
