@@ -207,7 +207,8 @@ interface BenchData {
   laterCards: Array<Pick<CardDocument, '_id' | 'flashcardID'>>
 }
 
-async function prepareData (): Promise<BenchData> {
+/** The bench data, built when missing or stale; its hot queries explained unless `explain` is false (a step that does not report them). */
+async function prepareData (explain = true): Promise<BenchData> {
   const name = `flashcard_bench_v${DATA_VERSION}`
   let database = await openDatabase(DATA_DIR, name)
   let marker = await database.db.collection<Marker>(MARKER_COLLECTION).findOne({ _id: 'seed' })
@@ -238,15 +239,15 @@ async function prepareData (): Promise<BenchData> {
   if (marker === null) throw new Error('no data')
   const big = userOf(marker, BIG_USER)
 
-  progress('Explaining the hot queries (the measured user)')
   const queueUsers = [NEW_CARDS_USER, NEW_CARDS_PEER, OVERDUE_USER, OVERDUE_PEER].map((profile) => ({ label: profile.label, userID: userOf(marker, profile) }))
-  const explain = await explainHotQueries(database.client, database.db, big, new Date(), (line) => progress(`  ${line}`), queueUsers)
+  if (explain) progress('Explaining the hot queries (the measured user)')
+  const explained = explain ? await explainHotQueries(database.client, database.db, big, new Date(), (line) => progress(`  ${line}`), queueUsers) : []
   const laterCards = await database.db.collection<CardDocument>('cards')
     .find({ userID: big, isNew: false, due: { $gt: new Date(Date.now() + 2 * 86_400_000) } }, { projection: { _id: 1, flashcardID: 1 } })
     .limit(2000).toArray()
   progress('Stopping the bench database')
   await database.close()
-  return { marker, seededNow: stale !== null, explain, laterCards }
+  return { marker, seededNow: stale !== null, explain: explained, laterCards }
 }
 
 function userOf (result: SeedResult, profile: UserProfile): string {
@@ -882,10 +883,10 @@ function backupRows (figures: BackupRun, marker: Marker): ResultRow[] {
   const { backup, restore, during, without } = figures
   const row = (operation: string, value: string, p90 = ''): ResultRow => ({ operation, median: value, p90, bar: '', met: '' })
   return [
-    row(`${label} (${backup.said.replace(/^Backed up /, '').replace(/, to \S+: .*$/, '')})`, `${backup.seconds.toFixed(1)} s`),
+    row(`${label} (${/^Backed up ([\d,]+ documents of \d+ collections)/.exec(backup.said)?.[1] ?? backup.said})`, `${backup.seconds.toFixed(1)} s`),
     row('the archive it wrote (zstd)', `${(figures.archiveBytes / 1024 / 1024).toFixed(0)} MiB`),
     row('resident memory of npm run backup, at most', megabytes(backup.peakBytes)),
-    row(`resident memory of the database during the backup, at most (before it: ${megabytes(backup.databaseBefore)})`, megabytes(backup.databasePeak)),
+    row(`resident memory of the database during the backup, at most (before it: ${megabytes(backup.databaseBefore)}; the backup's reads fill its WiredTiger cache, ${CACHE_SIZE})`, megabytes(backup.databasePeak)),
     row(`get-today-cards, 100-card user, one after another during the backup (${during.todayMs.length} requests; as long without it: median ${median(without.todayMs).toFixed(1)} ms, p90 ${percentile(without.todayMs, 0.9).toFixed(1)} ms)`,
       `${median(during.todayMs).toFixed(1)} ms`, `${percentile(during.todayMs, 0.9).toFixed(1)} ms`),
     row(`review-card, 10k-card user, one after another during the backup: reviews acknowledged (as long without it: ${without.reviews})`, String(during.reviews)),
@@ -1120,7 +1121,7 @@ async function main (): Promise<void> {
     const date = new Date()
     const machineLine = machine()
     const database = await databaseDescription()
-    const data = await prepareData()
+    const data = await prepareData(false)
     const rows = backupRows(await measureBackupRun(data), data.marker)
     const lines = [
       `Written by \`BENCH_ONLY=backup npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
@@ -1129,7 +1130,8 @@ async function main (): Promise<void> {
       `Data: ${dataDescription(data.marker)}`,
       'Method: `npm run backup` and `npm run restore` each run as npm runs them (node on the script, a process of its own); the backup on the service as `npm start` runs it on the bench data, ' +
         'reaching its database at the address the service keeps in DATA_DIR; the restore into a new DATA_DIR, starting its own embedded database. Memory is VmRSS from /proc, read every 100 ms. ' +
-        'Beside the backup, one client reads the 100-card user\'s today\'s cards and another reviews cards of the 10k-card user due long after today, each one request after another; then the same for as long without a backup.'
+        'Beside the backup, one client reads the 100-card user\'s today\'s cards and another reviews cards of the 10k-card user due long after today, each one request after another; then the same for as long without a backup. ' +
+        'The bench data holds no media (test/backup-under-writes.test.ts backs up and restores media).'
     ]
     await writeSection(REPORT, 'Backup and restore', lines, rows)
     console.log(`\n${resultsTable(rows)}\n`)

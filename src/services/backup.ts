@@ -41,7 +41,7 @@ export async function backUp (client: MongoClient, db: Db, file: string, log: (l
         }
       }
       await archive.endCollection()
-      log(`${collection.name}: ${documents.toLocaleString('en')} ${collection.type === 'view' ? '(a view)' : 'documents'}`)
+      log(`${collection.name}: ${collection.type === 'view' ? 'a view' : counted(documents)}`)
     }
     const written = await archive.finish()
     return { file, server: snapshot.server, method: snapshot.method, snapshotAt: snapshot.snapshotAt, ...written }
@@ -83,6 +83,7 @@ export async function restore (db: Db, file: string, log: (line: string) => void
   try {
     await target.prepare(collections)
     let collection = ''
+    let view = false
     let batch: Uint8Array[] = []
     let batchBytes = 0
     let documents = 0
@@ -95,13 +96,14 @@ export async function restore (db: Db, file: string, log: (line: string) => void
     for await (const item of readArchive(file)) {
       if (item.kind === 'collection') {
         collection = item.collection.name
+        view = item.collection.type === 'view'
       } else if (item.kind === 'document') {
         batch.push(item.raw)
         batchBytes += item.raw.byteLength
         if (batch.length >= INSERT_DOCUMENTS || batchBytes >= INSERT_BYTES) await insert()
       } else if (item.kind === 'collectionEnd') {
         await insert()
-        log(`${item.name}: ${item.documents.toLocaleString('en')} documents`)
+        log(`${item.name}: ${view ? 'a view' : counted(item.documents)}`)
       }
     }
     return { header, collections: collections.length, documents }
@@ -130,4 +132,8 @@ export async function checkArchive (file: string): Promise<CheckedArchive> {
   }
   if (header === undefined) throw new Error(`${file}: no header`)
   return { header, collections, documents }
+}
+
+function counted (documents: number): string {
+  return `${documents.toLocaleString('en')} document${documents === 1 ? '' : 's'}`
 }
