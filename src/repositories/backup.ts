@@ -39,10 +39,10 @@ const BATCH_SIZE = 1000
  * read-only, at snapshot isolation (WiredTiger's): the server pins it at the
  * first read, and keeps it as long as reads keep coming (it ends transactions
  * idle for transactionLifetimeLimitSeconds, not long ones), so it spans a
- * backup of any length made of short reads. Its snapshot sessions would not do: it accepts
- * readConcern snapshot outside a transaction, and reads at the present.
- * On MongoDB a transaction lives 60 seconds at most, so the snapshot is a
- * snapshot session: every read at the cluster time of the first, which
+ * backup of any length made of short reads. Its snapshot sessions would not
+ * do: it accepts readConcern snapshot outside a transaction, and reads at the
+ * present. On MongoDB a transaction lives 60 seconds at most, so the snapshot
+ * is a snapshot session: every read at the cluster time of the first, which
  * MongoDB keeps for minSnapshotHistoryWindowInSeconds (300 by default); a
  * longer backup fails with SnapshotTooOld.
  */
@@ -154,7 +154,7 @@ async function drawKeys (collection: ReturnType<Db['collection']>, windowBytes: 
  * none. The windows tile the keys whichever were drawn: a key drawn and gone
  * since, or a document added since, changes their sizes and nothing else.
  */
-export function windowsOf (drawn: readonly unknown[]): Document[] {
+function windowsOf (drawn: readonly unknown[]): Document[] {
   const windows: Document[] = []
   for (const type of WINDOWED_TYPES) {
     const keys = drawn.filter((key) => type === 'string' ? typeof key === 'string' : key instanceof ObjectId)
