@@ -1,10 +1,9 @@
 // The operator's command on accounts: `npm run admin -- find|disable|enable|delete <email>`, on the
 // database the service uses (MONGODB_URL, or the embedded one in DATA_DIR: the running service's
 // own server when it runs, or one started for the command when it does not).
-import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
 import { ConfigError, loadConfig, type Config } from '../src/config.js'
-import { runningEmbeddedDatabase, startEmbeddedDatabase } from '../src/db/embedded.js'
+import { openToolDatabase } from '../src/runtime.js'
 import { MissingCargoError } from '../src/db/secantus-install.js'
 import { databaseName, DEFAULT_DATABASE_TIMEOUTS, inTransaction } from '../src/plugins/database.js'
 import { repositoriesOf, repositoryCaches } from '../src/repositories/index.js'
@@ -22,17 +21,6 @@ On MONGODB_URL's database, or else the embedded one in DATA_DIR (the running ser
 const COMMANDS = ['find', 'disable', 'enable', 'delete'] as const
 type Command = typeof COMMANDS[number]
 
-/** The database the service uses: its URL, and what to stop afterwards. */
-async function openDatabase (config: Config): Promise<{ url: string, stop: () => Promise<void> }> {
-  if (config.MONGODB_URL !== undefined) return { url: config.MONGODB_URL, stop: async () => {} }
-  const dataDir = join(config.DATA_DIR, 'secantus')
-  const running = await runningEmbeddedDatabase(dataDir)
-  if (running !== null) return { url: `${running}/flashcards`, stop: async () => {} }
-  console.error(`No service runs on ${dataDir}: starting the embedded database for this command`)
-  const embedded = await startEmbeddedDatabase({ dataDir, cacheSize: config.DATABASE_CACHE_SIZE, log: (line) => console.error(line) })
-  return { url: `${embedded.url}/flashcards`, stop: embedded.stop }
-}
-
 function describe (account: AccountSummary): string {
   return [
     `userID    ${account.userID}`,
@@ -44,11 +32,11 @@ function describe (account: AccountSummary): string {
 }
 
 async function run (command: Command, email: string, config: Config): Promise<void> {
-  const database = await openDatabase(config)
-  const client = new MongoClient(database.url, { serverSelectionTimeoutMS: 10_000, appName: 'flashcard-service admin' })
+  const database = await openToolDatabase(config, (line) => console.error(line))
+  const client = new MongoClient(database.mongodbUrl, { serverSelectionTimeoutMS: 10_000, appName: 'flashcard-service admin' })
   try {
     await client.connect()
-    const db = client.db(databaseName(database.url))
+    const db = client.db(databaseName(database.mongodbUrl))
     const caches = repositoryCaches()
     const admin = accountAdminService({
       repositories: repositoriesOf(db, undefined, caches),

@@ -28,9 +28,14 @@
 //    then of the largest package the limits allow (bench/anki-import.ts, LARGEST),
 //    for the service's memory.
 //
+// 9. npm run backup of the data of step 1 on the service running on it, a
+//    learner reviewing and another reading today's cards meanwhile, then npm run
+//    restore into a new data folder and the service started on that.
+//
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
 // runs step 6 alone and prints its rows, writing no report; BENCH_ONLY=search
-// step 7 and BENCH_ONLY=import step 8, each writing its section. With MONGODB_URL
+// step 7, BENCH_ONLY=import step 8 and BENCH_ONLY=backup step 9 (with step 1),
+// each writing its section. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
 // embedded SecantusDB; DATABASE_CACHE_SIZE sizes the embedded database's cache
 // as it does for `npm start`.
@@ -61,6 +66,7 @@ import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, seedImport, type I
 import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
+import { keepTraffic, runScript, sizeOf, type ScriptFigures, type Traffic } from './bench/backup.js'
 import { explainTable, resultsTable, writeReport, writeSection, type ResultRow } from './bench/report.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -201,7 +207,8 @@ interface BenchData {
   laterCards: Array<Pick<CardDocument, '_id' | 'flashcardID'>>
 }
 
-async function prepareData (): Promise<BenchData> {
+/** The bench data, built when missing or stale; its hot queries explained unless `explain` is false (a step that does not report them). */
+async function prepareData (explain = true): Promise<BenchData> {
   const name = `flashcard_bench_v${DATA_VERSION}`
   let database = await openDatabase(DATA_DIR, name)
   let marker = await database.db.collection<Marker>(MARKER_COLLECTION).findOne({ _id: 'seed' })
@@ -232,15 +239,15 @@ async function prepareData (): Promise<BenchData> {
   if (marker === null) throw new Error('no data')
   const big = userOf(marker, BIG_USER)
 
-  progress('Explaining the hot queries (the measured user)')
   const queueUsers = [NEW_CARDS_USER, NEW_CARDS_PEER, OVERDUE_USER, OVERDUE_PEER].map((profile) => ({ label: profile.label, userID: userOf(marker, profile) }))
-  const explain = await explainHotQueries(database.client, database.db, big, new Date(), (line) => progress(`  ${line}`), queueUsers)
+  if (explain) progress('Explaining the hot queries (the measured user)')
+  const explained = explain ? await explainHotQueries(database.client, database.db, big, new Date(), (line) => progress(`  ${line}`), queueUsers) : []
   const laterCards = await database.db.collection<CardDocument>('cards')
     .find({ userID: big, isNew: false, due: { $gt: new Date(Date.now() + 2 * 86_400_000) } }, { projection: { _id: 1, flashcardID: 1 } })
     .limit(2000).toArray()
   progress('Stopping the bench database')
   await database.close()
-  return { marker, seededNow: stale !== null, explain, laterCards }
+  return { marker, seededNow: stale !== null, explain: explained, laterCards }
 }
 
 function userOf (result: SeedResult, profile: UserProfile): string {
@@ -785,6 +792,110 @@ function importRows (figures: ImportRun): ResultRow[] {
   }]
 }
 
+interface BackupFigures {
+  backup: ScriptFigures
+  restore: ScriptFigures
+  archiveBytes: number
+  /** the requests beside the backup, and the same requests as long before it */
+  during: Traffic
+  without: Traffic
+  restoredStartupMs: number
+}
+type BackupRun = BackupFigures | string
+
+/**
+ * npm run backup of the bench data on the service running on it, while one
+ * learner reviews and another reads today's cards (the same requests, as long
+ * again, without a backup, to compare); then npm run restore into a new data
+ * folder, and the service started on it answering as before.
+ */
+async function measureBackupRun (data: BenchData): Promise<BackupRun> {
+  progress('npm run backup of the bench data on the service running on it, a learner reviewing and another reading today\'s cards meanwhile')
+  const scratch = await mkdtemp(join(tmpdir(), 'flashcard-bench-backup-'))
+  const removeScratch = onCleanup(`remove ${scratch}`, () => rm(scratch, { recursive: true, force: true }))
+  const benchName = `flashcard_bench_v${DATA_VERSION}`
+  const restoredName = `flashcard_bench_restored_${randomBytes(4).toString('hex')}`
+  const dropRestored = onCleanup(`drop the database ${restoredName}`, async () => {
+    if (MONGODB_URL === undefined) return
+    const client = new MongoClient(withDatabase(MONGODB_URL, restoredName))
+    try {
+      await client.db().dropDatabase()
+    } finally {
+      await client.close()
+    }
+  })
+  try {
+    const service = await startMeasuredService(DATA_DIR, benchName, 'service')
+    const databasePid = MONGODB_URL === undefined ? await childPidNamed(service.pid, 'secantusd-rs') : null
+    const todayBody = JSON.stringify({ jwtToken: await login(service, SMALL_USER) })
+    const big = await login(service, BIG_USER)
+    const runTag = randomBytes(4).toString('hex')
+    let next = 0
+    const reviewBody = (): string => {
+      const card = data.laterCards[next % data.laterCards.length]
+      next += 1
+      return JSON.stringify({ jwtToken: big, flashcardID: card?.flashcardID, cardID: card?._id, rating: 'good', reviewID: `bench-backup-${runTag}-${next}` })
+    }
+    const archive = join(scratch, 'bench.backup')
+    const started = performance.now()
+    const traffic = keepTraffic(service.origin, todayBody, reviewBody)
+    const backup = await runScript(root, 'backup', archive, serviceEnvironment(DATA_DIR, benchName), databasePid)
+    const during = await traffic.stop()
+    // as long again without it
+    const alone = keepTraffic(service.origin, todayBody, reviewBody)
+    await sleep(performance.now() - started)
+    const without = await alone.stop()
+    await service.stop()
+    if (backup.code !== 0) throw new Error(`npm run backup exited with code ${String(backup.code)}`)
+    if (during.failures.length + without.failures.length > 0) throw new Error(`requests beside the backup failed: ${[...during.failures, ...without.failures].slice(0, 3).join('; ')}`)
+    const archiveBytes = await sizeOf(archive)
+    progress(`  ${backup.said}`)
+    progress(`  backup: ${backup.seconds.toFixed(1)} s, at most ${megabytes(backup.peakBytes)}; the database ${megabytes(backup.databaseBefore)} before, at most ${megabytes(backup.databasePeak)} during it; ` +
+      `${during.reviews} reviews acknowledged meanwhile, get-today-cards median ${median(during.todayMs).toFixed(1)} ms (without: ${without.reviews} reviews, ${median(without.todayMs).toFixed(1)} ms)`)
+
+    progress('npm run restore of that archive into a new data folder')
+    const restoredDir = join(scratch, 'restored')
+    const restore = await runScript(root, 'restore', archive, serviceEnvironment(restoredDir, restoredName), null)
+    if (restore.code !== 0) throw new Error(`npm run restore exited with code ${String(restore.code)}`)
+    progress(`  ${restore.said}`)
+    const restored = await startMeasuredService(restoredDir, restoredName, 'service on the restored data')
+    const answer = await post(`${restored.origin}/api/get-today-cards`, JSON.stringify({ jwtToken: await login(restored, BIG_USER) }))
+    await restored.stop()
+    const problem = expectCards(expectedTodayCards(BIG_USER))(answer.text)
+    if (answer.status !== 200 || problem !== null) throw new Error(`the service on the restored data answered get-today-cards of the 10k-card user ${answer.status}: ${problem ?? ''}`)
+    progress(`  restore: ${restore.seconds.toFixed(1)} s, at most ${megabytes(restore.peakBytes)}, its database at most ${megabytes(restore.databasePeak)}; ` +
+      `the service started on it in ${(restored.startupMs / 1000).toFixed(1)} s and answers as before`)
+    return { backup, restore, archiveBytes, during, without, restoredStartupMs: restored.startupMs }
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error)
+    progress(`  FAILED: ${failure}`)
+    return failure
+  } finally {
+    await dropRestored()
+    await removeScratch()
+  }
+}
+
+function backupRows (figures: BackupRun, marker: Marker): ResultRow[] {
+  const cards = `${(marker.counts.cards ?? 0).toLocaleString('en')} cards`
+  const label = `npm run backup of the bench data (${cards}) on the service running on it, a learner reviewing and another reading today's cards meanwhile`
+  if (typeof figures === 'string') return [{ operation: `${label} (failed: ${figures.slice(0, 200)})`, median: 'failed', p90: '', bar: '', met: '' }]
+  const { backup, restore, during, without } = figures
+  const row = (operation: string, value: string, p90 = ''): ResultRow => ({ operation, median: value, p90, bar: '', met: '' })
+  return [
+    row(`${label} (${/^Backed up ([\d,]+ documents of \d+ collections)/.exec(backup.said)?.[1] ?? backup.said})`, `${backup.seconds.toFixed(1)} s`),
+    row('the archive it wrote (zstd)', `${(figures.archiveBytes / 1024 / 1024).toFixed(0)} MiB`),
+    row('resident memory of npm run backup, at most', megabytes(backup.peakBytes)),
+    row(`resident memory of the database during the backup, at most (before it: ${megabytes(backup.databaseBefore)}; the backup's reads fill its WiredTiger cache, ${CACHE_SIZE})`, megabytes(backup.databasePeak)),
+    row(`get-today-cards, 100-card user, one after another during the backup (${during.todayMs.length} requests; as long without it: median ${median(without.todayMs).toFixed(1)} ms, p90 ${percentile(without.todayMs, 0.9).toFixed(1)} ms)`,
+      `${median(during.todayMs).toFixed(1)} ms`, `${percentile(during.todayMs, 0.9).toFixed(1)} ms`),
+    row(`review-card, 10k-card user, one after another during the backup: reviews acknowledged (as long without it: ${without.reviews})`, String(during.reviews)),
+    row('npm run restore of that archive into a new data folder (the embedded database started by the script)', `${restore.seconds.toFixed(1)} s`),
+    row(`resident memory of npm run restore, at most (its database: ${megabytes(restore.databasePeak)})`, megabytes(restore.peakBytes)),
+    row('start-up of the service on the restored data, to /health answering 200 (get-today-cards of the 10k-card user then answers as before)', `${(figures.restoredStartupMs / 1000).toFixed(1)} s`)
+  ]
+}
+
 function countNodes (folders: readonly FolderNode[]): number {
   return folders.reduce((sum, folder) => sum + 1 + folder.flashcards.length + countNodes(folder.folders), 0)
 }
@@ -1006,6 +1117,26 @@ async function main (): Promise<void> {
     console.log(`\n${resultsTable(rows)}\n`)
     return
   }
+  if (process.env.BENCH_ONLY === 'backup') {
+    const date = new Date()
+    const machineLine = machine()
+    const database = await databaseDescription()
+    const data = await prepareData(false)
+    const rows = backupRows(await measureBackupRun(data), data.marker)
+    const lines = [
+      `Written by \`BENCH_ONLY=backup npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
+      `Machine: ${machineLine}`,
+      `Database: ${database}`,
+      `Data: ${dataDescription(data.marker)}`,
+      'Method: `npm run backup` and `npm run restore` each run as npm runs them (node on the script, a process of its own); the backup on the service as `npm start` runs it on the bench data, ' +
+        'reaching its database at the address the service keeps in DATA_DIR; the restore into a new DATA_DIR, starting its own embedded database. Memory is VmRSS from /proc, read every 100 ms. ' +
+        'Beside the backup, one client reads the 100-card user\'s today\'s cards and another reviews cards of the 10k-card user due long after today, each one request after another; then the same for as long without a backup. ' +
+        'The bench data holds no media (test/backup-under-writes.test.ts backs up and restores media).'
+    ]
+    await writeSection(REPORT, 'Backup and restore', lines, rows)
+    console.log(`\n${resultsTable(rows)}\n`)
+    return
+  }
   if (process.env.BENCH_ONLY === 'import') {
     const date = new Date()
     const lines = [
@@ -1035,8 +1166,9 @@ async function main (): Promise<void> {
   const search = await measureSearchRun()
   const imported = await measureImportRun()
   const importedLargest = await measureImportRun(true)
+  const backup = await measureBackupRun(data)
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported), ...largestImportRows(importedLargest)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported), ...largestImportRows(importedLargest), ...backupRows(backup, data.marker)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,

@@ -2,8 +2,11 @@ import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
-import { startEmbeddedDatabase, type DatabaseProcessEvent, type DatabaseProcessState } from './db/embedded.js'
+import { runningEmbeddedDatabase, startEmbeddedDatabase, type DatabaseProcessEvent, type DatabaseProcessState } from './db/embedded.js'
 import { loadOrCreateSecret } from './secret.js'
+
+/** The database the service uses on the embedded server. */
+const EMBEDDED_DATABASE = 'flashcards'
 
 export interface Runtime {
   mongodbUrl: string
@@ -77,5 +80,37 @@ export async function openRuntime (config: Config, log: RuntimeLog, onDatabaseLo
     }
   })
   log.info(`the embedded database listens on ${embedded.url}`)
-  return { mongodbUrl: `${embedded.url}/flashcards`, jwtSecret, databaseProcess: embedded.state, stop: embedded.stop }
+  return { mongodbUrl: `${embedded.url}/${EMBEDDED_DATABASE}`, jwtSecret, databaseProcess: embedded.state, stop: embedded.stop }
+}
+
+/** The database a script works on beside the service (npm run backup, npm run restore). */
+export interface ToolDatabase {
+  mongodbUrl: string
+  /** where that is, in words for the script's messages */
+  where: string
+  /** stops what the script started (the embedded database, when no service ran it) */
+  stop: () => Promise<void>
+}
+
+/**
+ * The database of the configuration, reached as the service reaches it:
+ * MONGODB_URL, or the embedded database in DATA_DIR. When a service runs
+ * there, its database is reached at the address it keeps in DATA_DIR
+ * (db/embedded.ts) while the service goes on; when none does, the
+ * database is started for the script, and stopped by `stop`.
+ */
+export async function openToolDatabase (config: Config, log: (line: string) => void): Promise<ToolDatabase> {
+  if (config.MONGODB_URL !== undefined) {
+    return { mongodbUrl: config.MONGODB_URL, where: `the database of MONGODB_URL (${config.MONGODB_URL.replace(/\/\/[^@/]*@/, '//')})`, stop: async () => {} }
+  }
+  await refuseFormerDatabase(config.DATA_DIR)
+  const dataDir = join(config.DATA_DIR, 'secantus')
+  // longer than the supervision's restarts take before it gives up
+  const running = await runningEmbeddedDatabase(dataDir, 10_000)
+  if (running !== null) {
+    return { mongodbUrl: `${running}/${EMBEDDED_DATABASE}`, where: `the embedded database of ${dataDir}, which a running service holds (${running})`, stop: async () => {} }
+  }
+  log(`No service runs on ${dataDir}: starting its embedded database for this`)
+  const embedded = await startEmbeddedDatabase({ dataDir, cacheSize: config.DATABASE_CACHE_SIZE, log })
+  return { mongodbUrl: `${embedded.url}/${EMBEDDED_DATABASE}`, where: `the embedded database of ${dataDir}`, stop: embedded.stop }
 }

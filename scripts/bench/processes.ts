@@ -46,7 +46,7 @@ function logLine (line: string): string {
   }
 }
 
-function spawnTypeScript (root: string, script: string, args: string[], env: NodeJS.ProcessEnv, label: string, forwardStdout: boolean): ChildProcess {
+export function spawnTypeScript (root: string, script: string, args: string[], env: NodeJS.ProcessEnv, label: string, forwardStdout: boolean): ChildProcess {
   // node itself, not npm or a shell: the pid is then the process whose memory is read
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   for (const stream of forwardStdout ? [child.stdout, child.stderr] : [child.stderr]) {

@@ -82,8 +82,9 @@ in \`scripts/bench/data.ts\` changes or it grows too old); later runs start the 
 \`BENCH_SAMPLES\` (requests per operation, default 30) and \`BENCH_LOAD_SECONDS\` (length of the
 20-connection run, default 10) tune a run; with \`MONGODB_URL\` (a replica set) the data is built in a
 database there instead; \`DATABASE_CACHE_SIZE\` is the embedded database's cache, as for \`npm start\`.
-\`BENCH_ONLY=search\` measures search-cards alone and writes its rows in a section of their own,
-above this one, leaving the rest of this file as it is.
+\`BENCH_ONLY=search\`, \`BENCH_ONLY=import\` and \`BENCH_ONLY=backup\` each measure one step alone (search-cards,
+import-anki, backup and restore) and write its rows in a section of their own, above this one,
+leaving the rest of this file as it is.
 
 ## The hot queries' plans
 

@@ -59,7 +59,7 @@ export const DEFAULT_CACHE_SIZE = '512M'
 
 const LISTENING = /secantusd-rs listening on (127\.0\.0\.1:\d+)/
 const PID_FILE = 'secantusd.pid'
-/** where the server listens, beside its pid: what a script finds a running server by (runningEmbeddedDatabase) */
+/** the mongodb:// address of the server running on the folder, beside its pid: what a script (npm run backup, admin) reaches it by */
 const ADDRESS_FILE = 'secantusd.address'
 
 /**
@@ -97,7 +97,7 @@ export async function startEmbeddedDatabase (options: EmbeddedDatabaseOptions): 
     ], { stdio: ['ignore', 'pipe', 'pipe'] })
     const address = await waitForAddress(child, options.startTimeoutMs ?? 60_000, log)
     await writeFile(join(dataDir, PID_FILE), String(child.pid))
-    await writeFile(join(dataDir, ADDRESS_FILE), address)
+    await writeFile(join(dataDir, ADDRESS_FILE), `mongodb://${address}\n`)
     return { child, address }
   }
 
@@ -213,26 +213,39 @@ function waitForAddress (child: ChildProcess, timeoutMs: number, log: (line: str
 async function serverOf (dataDir: string): Promise<number | null> {
   const pid = Number(await readFile(join(dataDir, PID_FILE), 'utf8').catch(() => ''))
   if (!Number.isInteger(pid) || pid <= 0) return null
-  const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
-  return commandLine.includes('secantusd-rs') && commandLine.includes(dataDir) ? pid : null
+  return await isServerOf(pid, dataDir) ? pid : null
 }
 
 /**
- * The URL of the server running on `dataDir` (a service's, or one a killed service left), or null
- * when none runs there. A script that works on the data of a running service (npm run admin)
- * connects to it: starting another on the folder would stop the service's (stopLeftover). A server
- * whose address was not written (started by an earlier version) is an error, for the same reason.
+ * The address of the server running on `dataDir` now, started by another
+ * process (the service): null when none runs there. Its process is checked,
+ * as stopLeftover checks it, so that an address left by a server that is gone
+ * is not taken for one. An address with no server may be that of a server its
+ * service is starting again (supervision): it is waited for up to `waitMs`,
+ * since a second server started on the folder meanwhile would make those
+ * restarts fail, and the service give up. A server whose address was not
+ * written (started by an earlier version) is an error, for the same reason.
  */
-export async function runningEmbeddedDatabase (dataDir: string): Promise<string | null> {
+export async function runningEmbeddedDatabase (dataDir: string, waitMs = 0): Promise<string | null> {
   const folder = resolve(dataDir)
-  const pid = await serverOf(folder)
-  if (pid === null) return null
-  const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
-  if (!/^127\.0\.0\.1:\d+$/.test(address)) {
-    throw new Error(`secantusd-rs ${pid} serves ${folder}, but where it listens is not written beside it: ` +
-      'stop the service that runs it (or start it again with this version), then run this again')
+  const started = Date.now()
+  for (;;) {
+    const address = (await readFile(join(folder, ADDRESS_FILE), 'utf8').catch(() => '')).trim()
+    const pid = await serverOf(folder)
+    if (pid !== null && address.startsWith('mongodb://')) return address
+    if (pid !== null) {
+      throw new Error(`secantusd-rs ${pid} serves ${folder}, but where it listens is not written beside it: ` +
+        'stop the service that runs it (or start it again with this version), then run this again')
+    }
+    if (!address.startsWith('mongodb://') || Date.now() - started >= waitMs) return null
+    await sleep(250)
   }
-  return `mongodb://${address}`
+}
+
+/** Whether process `pid` is a secantusd-rs whose storage is `dataDir` (and not a folder whose name starts alike). */
+async function isServerOf (pid: number, dataDir: string): Promise<boolean> {
+  const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')
+  return (args[0] ?? '').endsWith('secantusd-rs') && args.includes(dataDir)
 }
 
 /**
