@@ -158,8 +158,14 @@ test('a backup taken while reviews keep coming, restored into a new data folder:
   const learner = learners[0] as Learner
   const login = await call(target.base, 'login', { email: learner.email, password: PASSWORD })
   t.equal(login.status, 200, 'a learner logs in on the restored service')
-  const flashcard = await call(target.base, 'get-flashcard', { jwtToken: login.body.jwtToken, flashcardID: learner.flashcardID })
-  const pictureCard = (flashcard.body.cards as Array<{ format: string, frontHtml: string }>).find((card) => card.format === 'html')
+  // the picture card is the flashcard's 1,001st: on its second page
+  let pictureCard: { format: string, frontHtml: string } | undefined
+  for (let cursor: string | undefined; pictureCard === undefined;) {
+    const page = await call(target.base, 'get-flashcard', { jwtToken: login.body.jwtToken, flashcardID: learner.flashcardID, ...(cursor === undefined ? {} : { cursor }) })
+    pictureCard = (page.body.cards as Array<{ format: string, frontHtml: string }>).find((card) => card.format === 'html')
+    cursor = page.body.nextCursor as string | undefined
+    if (cursor === undefined) break
+  }
   const image = /src="([^"]+)"/.exec(pictureCard?.frontHtml ?? '')?.[1]?.replace(/&amp;/g, '&')
   t.ok(image?.startsWith('/media/'), 'the card shows its image')
   const served = await fetch(new URL(image ?? '', target.base))

@@ -159,6 +159,6 @@ test('on the embedded database: the running service\'s own server, and one start
   await stopped(service.process)
   const found = await admin({ DATA_DIR: dataDir }, 'find', email)
   t.equal(found.code, 0, found.stderr)
-  t.match(found.stderr, 'starting the embedded database for this command')
+  t.match(found.stderr, 'starting its embedded database for this')
   t.match(found.stdout, /^disabled +yes, since /m)
 })
