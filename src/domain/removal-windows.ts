@@ -111,9 +111,14 @@ export function afterRead (walk: RemovalWalk, layout: KeyLayout, window: KeyRang
   }
 }
 
-/** The walk after a read of `window` that took too long: a narrower window, or null when it cannot narrow (the window below the origin, or one key). */
+/**
+ * The walk after a read of `window` that took too long: a narrower window (with an end, for one
+ * that had none), or null when it cannot narrow (the window below the origin, or one key).
+ */
 export function narrowed (walk: RemovalWalk, window: KeyRange): RemovalWalk | null {
-  const width = window.to === Infinity ? walk.span : window.to - window.from
-  if (walk.from === -Infinity || width <= 1) return null
+  if (walk.from === -Infinity) return null
+  if (window.to === Infinity) return { ...walk, span: Math.max(1, Math.floor(walk.span / GROWTH)), open: false }
+  const width = window.to - window.from
+  if (width <= 1) return null
   return { ...walk, span: Math.max(1, Math.floor(width / GROWTH)) }
 }

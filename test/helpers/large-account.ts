@@ -4,6 +4,7 @@
 // through the API a year of answers would take far too long. For the tests of
 // deleting a large account.
 import type { FastifyInstance } from 'fastify'
+import type { Db } from 'mongodb'
 import { addDays, type LocalDay } from '../../src/domain/calendar.js'
 import { dayNumber, type LoggedReview } from '../../src/domain/training-items.js'
 import { activityId, type DayActivityDocument } from '../../src/repositories/activity.js'
@@ -18,12 +19,12 @@ const DAY_MS = 24 * 3600 * 1000
 
 export interface History { cards: number, reviews: number, days?: number }
 
-/** How many documents of the user each collection holds (the account and its tree by their _id). */
-export async function documentsOf (app: FastifyInstance, userID: string): Promise<Record<string, number>> {
+/** How many documents of the user each collection of `db` holds (the account and its tree by their _id). */
+export async function documentsOf (db: Db, userID: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
-  for (const { name } of await databaseOf(app).listCollections({}, { nameOnly: true }).toArray()) {
+  for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
     const filter = name === 'users' || name === 'trees' ? { _id: userID as never } : { userID }
-    counts[name] = await databaseOf(app).collection(name).countDocuments(filter)
+    counts[name] = await db.collection(name).countDocuments(filter)
   }
   return counts
 }
