@@ -31,6 +31,8 @@ import goals from './routes/goals.js'
 import progress from './routes/progress.js'
 import media, { mediaFiles } from './routes/media.js'
 import mediaSweep from './plugins/media-sweep.js'
+import accountDeletions from './plugins/account-deletions.js'
+import { DEFAULT_DELETION_SETTINGS, type DeletionSettings } from './services/account-deletion.js'
 import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
 import type { MediaUrl } from './services/context.js'
@@ -90,6 +92,8 @@ export interface AppConfig {
   fitting?: Partial<FitterOptions & FittingSettings>
   /** imports of Anki packages: their size limit, how long an instance holds one without renewing it, where packages wait; defaults in services/anki-import.ts */
   imports?: Partial<ImportSettings>
+  /** deleting accounts: how long an instance holds the removal of a deleted account's documents; defaults in services/account-deletion.ts */
+  deletions?: Partial<DeletionSettings>
   /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
   metrics?: MetricsOptions
 }
@@ -161,10 +165,14 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   }, { instance, mongodbUrl: config.mongodbUrl, log: app.log }, app.importSettings, {
     outbox: app.outbox,
     publicUrl: config.mail?.publicUrl ?? DEFAULT_PUBLIC_URL
+  }, {
+    runtime: { instance, log: app.log },
+    settings: { ...DEFAULT_DELETION_SETTINGS, ...config.deletions }
   }))
   await app.register(ankiImports)
   await app.register(metrics, config.metrics ?? {})
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
+  await app.register(accountDeletions, { everyMs: Math.max(100, ({ ...DEFAULT_DELETION_SETTINGS, ...config.deletions }).leaseMs / 2) })
 
   await app.register(health)
   await app.register(studyPage)

@@ -7,7 +7,7 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ObjectId } from 'mongodb'
-import { buildTestApp, databaseOf, expectOk, makeDeck, makeFolder, registerUser, type Deck, type TestUser } from './helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, makeDeck, makeFolder, registerUser, removalOver, type Deck, type TestUser } from './helpers/app.js'
 import { samples, storedMedia, uploaded, type Uploaded } from './helpers/media.js'
 
 const GRACE_SECONDS = 600
@@ -124,6 +124,7 @@ test('delete-account removes every media record, GridFS file and chunk of the us
   const theirs = await uploaded(app, staying.jwtToken, samples.png(600_000))
 
   await expectOk(app, 'delete-account', { jwtToken: leaving.jwtToken, password: leaving.password })
+  await removalOver(app, leaving.userID)
   t.same(await storedMedia(app), { records: 1, files: 1, chunks: 3, unrecorded: 0 }, 'only the other user\'s file is left')
   t.equal(await served(app, theirs), 200)
   for (const item of media) t.equal(await served(app, item), 404)

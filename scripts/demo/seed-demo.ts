@@ -16,7 +16,6 @@ import { activityId, type DayActivityDocument } from '../../src/repositories/act
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { StudyDay, UserDocument } from '../../src/repositories/users.js'
-import { deleteAccountData } from '../../src/services/accounts.js'
 import { libraryParts, type DeckPart } from './content.js'
 import type { GivenAnswer } from './learner.js'
 import { DEMO_SETTINGS, planDemo, type PlannedDay } from './plan.js'
@@ -162,20 +161,7 @@ export async function seedDemo (app: FastifyInstance, setClock: SetClock, now: D
   log(`planned a year of ${plan.days.reduce((sum, day) => sum + day.answers.length, 0).toLocaleString('en')} answers in ${seconds()}`)
 
   const existing = await app.repositories.users.findByEmail(DEMO_ACCOUNT.email)
-  if (existing !== null) {
-    // delete-account removes everything in one transaction, which a year's log makes larger
-    // than the embedded database takes: the log and the day counts go first, a part at a time
-    const db = app.databaseClient.db()
-    for (const name of ['reviews', 'activity']) {
-      const collection = db.collection<{ _id: string, userID: string }>(name)
-      for (;;) {
-        const ids = (await collection.find({ userID: existing._id }, { projection: { _id: 1 }, limit: 5000 }).toArray()).map((document) => document._id)
-        if (ids.length === 0) break
-        await collection.deleteMany({ _id: { $in: ids } })
-      }
-    }
-    await deleteAccountData(app, existing._id)
-  }
+  if (existing !== null) await app.services.accountDeletion.deleteAndWait(existing._id)
   setClock(plan.registeredAt)
   const { userID, jwtToken } = await call<{ userID: string, jwtToken: string }>(app, 'register', { ...DEMO_ACCOUNT, timezone: DEMO_SETTINGS.timezone })
   const { dayStartHour, newCardsPerDay, reviewsPerDay, desiredRetention } = DEMO_SETTINGS

@@ -6,7 +6,10 @@ import type { Db, IndexDescription } from 'mongodb'
  */
 export const INDEXES: Record<string, IndexDescription[]> = {
   users: [
-    { key: { email: 1 }, name: 'email_unique', unique: true }
+    { key: { email: 1 }, name: 'email_unique', unique: true },
+    // deleted accounts whose documents are still to remove, by when their holder's hold ends (services/account-deletion.ts);
+    // only those are in it
+    { key: { removalUntil: 1 }, name: 'removals', partialFilterExpression: { removalUntil: { $exists: true } } }
   ],
   cards: [
     // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)

@@ -43,6 +43,14 @@ export interface UserDocument extends UserSettings {
   buriedUntil?: Date
   /** when the service's operator disabled the account (npm run admin -- disable); absent while it is enabled */
   disabledAt?: Date
+  /**
+   * when the account was deleted: its documents are being removed (services/account-deletion.ts), and
+   * it is gone for every request and every write meanwhile; absent on a live account
+   */
+  deletingSince?: Date
+  /** the instance removing a deleted account's documents, and until when it holds that work (it renews it as it goes) */
+  removalHolder?: string
+  removalUntil?: Date
   /** the account's cards were written before search, and their search pages are still to be made (services/search.ts) */
   searchPending?: boolean
   createdAt: Date
@@ -91,6 +99,23 @@ function queuePlacements (places: readonly QueuePlace[]) {
   return { $min, $inc: { 'queueFrom.writes': 1 } }
 }
 
+/**
+ * An account not being deleted. Every read and write of an account goes
+ * through it: a deleted account is gone for every request at once, and
+ * every write of its user (which starts by writing the account) finds it
+ * gone, while its documents are removed.
+ */
+const LIVE = { deletingSince: { $exists: false } } as const
+
+function live (userID: string) {
+  return { _id: userID, ...LIVE }
+}
+
+/** What a deleted account's email becomes: never an email (no @), so the address is free at once, and unique. */
+export function deletedEmail (userID: string): string {
+  return `deleted:${userID}`
+}
+
 export class EmailTakenError extends Error {
   override name = 'EmailTakenError'
 }
@@ -105,7 +130,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
     },
 
     findByEmail (email: string): Promise<UserDocument | null> {
-      return users.findOne({ email: normaliseEmail(email) }, inSession)
+      return users.findOne({ email: normaliseEmail(email), ...LIVE }, inSession)
     },
 
     /**
@@ -113,10 +138,12 @@ export function usersRepository (db: Db, session?: ClientSession) {
      * one user that change the library conflict and one of them runs again,
      * seeing what the other did: no flashcard lands in a folder deleted
      * meanwhile, two moves cannot make a loop, and nothing is written for an
-     * account deleted meanwhile. False when the account is gone.
+     * account deleted meanwhile. False when the account is gone or being
+     * deleted: nothing of its user may be written while its documents are
+     * removed.
      */
     async lockForWrite (userID: string): Promise<boolean> {
-      return (await users.updateOne({ _id: userID }, { $inc: { writes: 1 } }, inSession)).matchedCount === 1
+      return (await users.updateOne({ ...live(userID) }, { $inc: { writes: 1 } }, inSession)).matchedCount === 1
     },
 
     /**
@@ -132,14 +159,14 @@ export function usersRepository (db: Db, session?: ClientSession) {
       if (overAtOnce !== undefined) return overAtOnce[0]
       const within = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, { $not: { $gt: quotas[part] - amount } }]))
       const increments = Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, amount]))
-      if ((await users.updateOne({ _id: userID, ...within }, { $inc: increments }, inSession)).matchedCount === 1) return null
-      const account = await users.findOne({ _id: userID }, { projection: { usage: 1 }, session })
+      if ((await users.updateOne({ ...live(userID), ...within }, { $inc: increments }, inSession)).matchedCount === 1) return null
+      const account = await users.findOne({ ...live(userID) }, { projection: { usage: 1 }, session })
       return parts.find(([part, amount]) => (account?.usage?.[part] ?? 0) + amount > quotas[part])?.[0] ?? null
     },
 
     /** How much of each quota the account uses; null when it is gone. */
     async usageOf (userID: string): Promise<Partial<Usage> | null> {
-      const account = await users.findOne({ _id: userID }, { projection: { usage: 1 }, session })
+      const account = await users.findOne({ ...live(userID) }, { projection: { usage: 1 }, session })
       return account === null ? null : account.usage ?? {}
     },
 
@@ -147,7 +174,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async takeFromUsage (userID: string, freed: Partial<Usage>): Promise<void> {
       const parts = Object.entries(freed).filter(([, amount]) => amount > 0)
       if (parts.length === 0) return
-      await users.updateOne({ _id: userID }, { $inc: Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, -amount])) }, inSession)
+      await users.updateOne({ ...live(userID) }, { $inc: Object.fromEntries(parts.map(([part, amount]) => [`usage.${part}`, -amount])) }, inSession)
     },
 
     /**
@@ -162,15 +189,15 @@ export function usersRepository (db: Db, session?: ClientSession) {
       const studyDay: StudyDay = { day: review.day, start: review.start, end: review.end, reviews: review.wasNew ? 0 : 1, newCards: review.wasNew ? 1 : 0 }
       const queue = queuePlacement(review.placed)
       return await users.findOneAndUpdate(
-        { _id: userID, 'studyDay.day': review.day },
+        { ...live(userID), 'studyDay.day': review.day },
         { $inc: { totalXp: review.xp, reviewCount: 1, [counter]: 1, ...queue.$inc }, $min: queue.$min },
         after
       ) ?? await users.findOneAndUpdate(
         // no day counted yet, or an earlier one ($not rather than $or, which would scan every account)
-        { _id: userID, 'studyDay.day': { $not: { $gte: review.day } } },
+        { ...live(userID), 'studyDay.day': { $not: { $gte: review.day } } },
         { $inc: { totalXp: review.xp, reviewCount: 1, ...queue.$inc }, $min: queue.$min, $set: { studyDay } },
         after
-      ) ?? await users.findOneAndUpdate({ _id: userID }, { $inc: { totalXp: review.xp, reviewCount: 1, ...queue.$inc }, $min: queue.$min }, after)
+      ) ?? await users.findOneAndUpdate({ ...live(userID) }, { $inc: { totalXp: review.xp, reviewCount: 1, ...queue.$inc }, $min: queue.$min }, after)
     },
 
     /**
@@ -180,13 +207,13 @@ export function usersRepository (db: Db, session?: ClientSession) {
      */
     async recordImportedDay (userID: string, today: { day: LocalDay, start: Date, end: Date }, done: { reviews: number, newCards: number }): Promise<void> {
       const counted = await users.updateOne(
-        { _id: userID, 'studyDay.day': today.day },
+        { ...live(userID), 'studyDay.day': today.day },
         { $inc: { 'studyDay.reviews': done.reviews, 'studyDay.newCards': done.newCards } },
         inSession
       )
       if (counted.matchedCount > 0) return
       const studyDay: StudyDay = { ...today, ...done }
-      await users.updateOne({ _id: userID, 'studyDay.day': { $not: { $gte: today.day } } }, { $set: { studyDay } }, inSession)
+      await users.updateOne({ ...live(userID), 'studyDay.day': { $not: { $gte: today.day } } }, { $set: { studyDay } }, inSession)
     },
 
     /**
@@ -199,10 +226,10 @@ export function usersRepository (db: Db, session?: ClientSession) {
       const queue = restored === undefined ? undefined : queuePlacement(restored)
       const min = queue === undefined ? {} : { $min: queue.$min }
       const user = await users.findOneAndUpdate(
-        { _id: userID, 'studyDay.day': review.day, [counter]: { $gt: 0 } },
+        { ...live(userID), 'studyDay.day': review.day, [counter]: { $gt: 0 } },
         { ...min, $inc: { totalXp: -review.xp, [counter]: -1, ...queue?.$inc } },
         after
-      ) ?? await users.findOneAndUpdate({ _id: userID }, { ...min, $inc: { totalXp: -review.xp, ...queue?.$inc } }, after)
+      ) ?? await users.findOneAndUpdate({ ...live(userID) }, { ...min, $inc: { totalXp: -review.xp, ...queue?.$inc } }, after)
       return user?.totalXp ?? 0
     },
 
@@ -213,7 +240,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
      */
     async queueNewCards (userID: string, first: { due: Date, createdOrder: number }): Promise<void> {
       const { $min, $inc } = queuePlacement({ isNew: true, ...first })
-      await users.updateOne({ _id: userID }, { $min, $inc, $unset: { 'queueFrom.new.reach': '' } }, inSession)
+      await users.updateOne({ ...live(userID) }, { $min, $inc, $unset: { 'queueFrom.new.reach': '' } }, inSession)
     },
 
     /**
@@ -228,29 +255,29 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async raiseQueueStarts (userID: string, writes: number, raised: { new?: QueueStart, due?: QueueStart }): Promise<void> {
       const changes = Object.fromEntries(Object.entries(raised).filter(([, start]) => start !== undefined).map(([queue, start]) => [`queueFrom.${queue}`, start]))
       if (Object.keys(changes).length === 0) return
-      await users.updateOne({ _id: userID, 'queueFrom.writes': writes }, { $set: changes }, inSession)
+      await users.updateOne({ ...live(userID), 'queueFrom.writes': writes }, { $set: changes }, inSession)
     },
 
     /** Keeps the report of a fit, and its parameters when they were adopted; the account as it now is, or null when it is gone. */
     recordFit (userID: string, report: FitReport, adopted?: number[]): Promise<UserDocument | null> {
-      return users.findOneAndUpdate({ _id: userID }, { $set: { scheduleFit: report, ...(adopted === undefined ? {} : { fsrsParameters: adopted }) } }, after)
+      return users.findOneAndUpdate({ ...live(userID) }, { $set: { scheduleFit: report, ...(adopted === undefined ? {} : { fsrsParameters: adopted }) } }, after)
     },
 
     /** Adopts the FSRS parameters and desired retention an Anki collection's preset carries (an import). */
     async adoptImportedSchedule (userID: string, parameters: number[] | undefined, desiredRetention: number | undefined): Promise<void> {
       const set = { ...(parameters === undefined ? {} : { fsrsParameters: parameters }), ...(desiredRetention === undefined ? {} : { desiredRetention }) }
-      if (Object.keys(set).length > 0) await users.updateOne({ _id: userID }, { $set: set }, inSession)
+      if (Object.keys(set).length > 0) await users.updateOne({ ...live(userID) }, { $set: set }, inSession)
     },
 
     /** Schedules with the default parameters again; the account as it now is, or null when it is gone. */
     useDefaultParameters (userID: string): Promise<UserDocument | null> {
-      return users.findOneAndUpdate({ _id: userID }, { $unset: { fsrsParameters: '' } }, after)
+      return users.findOneAndUpdate({ ...live(userID) }, { $unset: { fsrsParameters: '' } }, after)
     },
 
     /** Keeps the start of the due queue at or before `due`, where cards given new schedules now fall due first. */
     async queueDueCards (userID: string, due: Date): Promise<void> {
       const { $min, $inc } = queuePlacement({ isNew: false, due, createdOrder: 0 })
-      await users.updateOne({ _id: userID }, { $min, $inc }, inSession)
+      await users.updateOne({ ...live(userID) }, { $min, $inc }, inSession)
     },
 
     /**
@@ -261,12 +288,12 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async placeCards (userID: string, places: readonly QueuePlace[]): Promise<void> {
       if (places.length === 0) return
       const { $min, $inc } = queuePlacements(places)
-      await users.updateOne({ _id: userID }, { $min, $inc }, inSession)
+      await users.updateOne({ ...live(userID) }, { $min, $inc }, inSession)
     },
 
     /** Notes that a card of the account is buried until `until`: the account keeps the earliest such instant. */
     async noteBurial (userID: string, until: Date): Promise<void> {
-      await users.updateOne({ _id: userID }, { $min: { buriedUntil: until } }, inSession)
+      await users.updateOne({ ...live(userID) }, { $min: { buriedUntil: until } }, inSession)
     },
 
     /**
@@ -276,7 +303,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
      */
     returnedFromBurial (userID: string, places: readonly QueuePlace[], next: Date | null): Promise<UserDocument | null> {
       const placed = places.length === 0 ? {} : queuePlacements(places)
-      return users.findOneAndUpdate({ _id: userID }, {
+      return users.findOneAndUpdate({ ...live(userID) }, {
         ...placed,
         ...(next === null ? { $unset: { buriedUntil: '' } } : { $set: { buriedUntil: next } })
       }, after)
@@ -285,26 +312,26 @@ export function usersRepository (db: Db, session?: ClientSession) {
     /** The account's search pages are made: searches read them from now on. */
     /** Cards came without search pages (an import): the next search gives them theirs first. */
     async searchPagesPending (userID: string): Promise<void> {
-      await users.updateOne({ _id: userID }, { $set: { searchPending: true } }, inSession)
+      await users.updateOne({ ...live(userID) }, { $set: { searchPending: true } }, inSession)
     },
 
     async searchPagesMade (userID: string): Promise<void> {
-      await users.updateOne({ _id: userID }, { $unset: { searchPending: '' } }, inSession)
+      await users.updateOne({ ...live(userID) }, { $unset: { searchPending: '' } }, inSession)
     },
 
     findById (userID: string): Promise<UserDocument | null> {
-      return users.findOne({ _id: userID }, inSession)
+      return users.findOne({ ...live(userID) }, inSession)
     },
 
     /** Changes some settings and returns the account as it now is; null when it is gone. */
     updateSettings (userID: string, changes: Partial<UserSettings>): Promise<UserDocument | null> {
-      return users.findOneAndUpdate({ _id: userID }, { $set: changes }, after)
+      return users.findOneAndUpdate({ ...live(userID) }, { $set: changes }, after)
     },
 
     /** Gives the account another email; EmailTakenError when another account has it. False when the account is gone. */
     async changeEmail (userID: string, email: string): Promise<boolean> {
       const changed = await refusingDuplicates(
-        () => users.updateOne({ _id: userID }, { $set: { email: normaliseEmail(email) } }, inSession),
+        () => users.updateOne({ ...live(userID) }, { $set: { email: normaliseEmail(email) } }, inSession),
         () => new EmailTakenError(email)
       )
       return changed.matchedCount === 1
@@ -312,7 +339,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
 
     /** Remembers an address the account logged in from; the most recent ones are kept. */
     async rememberAddress (userID: string, address: string, kept: number): Promise<void> {
-      await users.updateOne({ _id: userID, knownAddresses: { $ne: address } }, { $push: { knownAddresses: { $each: [address], $slice: -kept } } }, inSession)
+      await users.updateOne({ ...live(userID), knownAddresses: { $ne: address } }, { $push: { knownAddresses: { $each: [address], $slice: -kept } } }, inSession)
     },
 
     /**
@@ -326,7 +353,7 @@ export function usersRepository (db: Db, session?: ClientSession) {
     async newTokenGeneration (userID: string, from: number, passwordHash?: string): Promise<number | null> {
       const user = await users.findOneAndUpdate(
         // generation 0: the field is 0 or not there yet (generations only grow)
-        { _id: userID, tokenGeneration: from === 0 ? { $not: { $gt: 0 } } : from },
+        { ...live(userID), tokenGeneration: from === 0 ? { $not: { $gt: 0 } } : from },
         { $inc: { tokenGeneration: 1 }, ...(passwordHash === undefined ? {} : { $set: { passwordHash } }) },
         after
       )
@@ -340,16 +367,72 @@ export function usersRepository (db: Db, session?: ClientSession) {
      * account changes: the account now, or null when it was disabled already or is gone.
      */
     disable (userID: string, at: Date): Promise<UserDocument | null> {
-      return users.findOneAndUpdate({ _id: userID, disabledAt: { $exists: false } }, { $set: { disabledAt: at }, $inc: { tokenGeneration: 1 } }, after)
+      return users.findOneAndUpdate({ ...live(userID), disabledAt: { $exists: false } }, { $set: { disabledAt: at }, $inc: { tokenGeneration: 1 } }, after)
     },
 
     /** Enables a disabled account: the account now, or null when it was not disabled or is gone. */
     enable (userID: string): Promise<UserDocument | null> {
-      return users.findOneAndUpdate({ _id: userID, disabledAt: { $exists: true } }, { $unset: { disabledAt: '' } }, after)
+      return users.findOneAndUpdate({ ...live(userID), disabledAt: { $exists: true } }, { $unset: { disabledAt: '' } }, after)
     },
 
-    async remove (userID: string): Promise<void> {
+    /**
+     * Deletes the account as a request sees it, in the caller's transaction:
+     * marked as being deleted, its tokens ended (a new generation), its email
+     * freed, and its removal held by `holder` until `until`. It writes the
+     * account, so that any transaction of its user under way conflicts with
+     * this one. False when it is gone or being deleted already.
+     */
+    async markDeleted (userID: string, at: Date, holder: string, until: Date): Promise<boolean> {
+      const account = await users.findOne(live(userID), inSession)
+      if (account === null) return false
+      // written anew rather than updated, in the caller's transaction: the embedded database keeps
+      // the unique index's hold on an email an update moves away from for as long as the document
+      // lives, and the address would stay taken until the removal ends
       await users.deleteOne({ _id: userID }, inSession)
+      await users.insertOne({
+        ...account,
+        email: deletedEmail(userID),
+        tokenGeneration: (account.tokenGeneration ?? 0) + 1,
+        writes: (account.writes ?? 0) + 1,
+        deletingSince: at,
+        removalHolder: holder,
+        removalUntil: until
+      }, inSession)
+      return true
+    },
+
+    /** Deleted accounts whose removal no one holds now (its holder stopped, or let it go). Index removals. */
+    async removalsDue (now: Date): Promise<string[]> {
+      return (await users.find({ removalUntil: { $lte: now } }, { projection: { _id: 1 }, session }).toArray()).map((account) => account._id)
+    },
+
+    /** Takes a deleted account's removal over while no one holds it: the account, or null when another took it first or it is gone. */
+    takeRemoval (userID: string, holder: string, now: Date, until: Date): Promise<UserDocument | null> {
+      return users.findOneAndUpdate(
+        { _id: userID, deletingSince: { $exists: true }, removalUntil: { $lte: now } },
+        { $set: { removalHolder: holder, removalUntil: until } },
+        after
+      )
+    },
+
+    /** A deleted account whose removal `holder` holds: the account, or null when another took it over or it is gone. */
+    heldRemoval (userID: string, holder: string): Promise<UserDocument | null> {
+      return users.findOne({ _id: userID, deletingSince: { $exists: true }, removalHolder: holder }, inSession)
+    },
+
+    /** Holds a removal longer, or lets it go (`until` now); false when `holder` holds it no more. */
+    async renewRemoval (userID: string, holder: string, until: Date): Promise<boolean> {
+      return (await users.updateOne({ _id: userID, deletingSince: { $exists: true }, removalHolder: holder }, { $set: { removalUntil: until } }, inSession)).matchedCount === 1
+    },
+
+    /** Whether the account is still there, deleted or not. */
+    async exists (userID: string): Promise<boolean> {
+      return await users.countDocuments({ _id: userID }, { limit: 1, session }) > 0
+    },
+
+    /** Removes a deleted account's own document: the last of its removal. */
+    async removeDeleted (userID: string): Promise<boolean> {
+      return (await users.deleteOne({ _id: userID, deletingSince: { $exists: true } }, inSession)).deletedCount === 1
     }
   }
 }

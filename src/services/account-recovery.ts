@@ -4,7 +4,7 @@ import {
   type LinkPurpose
 } from '../domain/account-links.js'
 import { hashPassword, verifyPassword } from '../domain/passwords.js'
-import { Refusal } from '../domain/refusals.js'
+import { invalidToken, Refusal } from '../domain/refusals.js'
 import type { AccountLinkDocument } from '../repositories/account-links.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { SessionOwner } from './accounts.js'
@@ -19,20 +19,28 @@ const EMAIL_TAKEN = 'another account has this email: choose another address'
  * mails a link (domain/account-links.ts) that works once, for an hour.
  */
 export function accountRecoveryService ({ repositories, transaction, clock }: ServiceContext, { outbox, publicUrl }: MailContext) {
-  /** Stores a new link of the account; the address the mail carries, whose token is kept nowhere else. */
-  async function newLink (account: UserDocument, purpose: LinkPurpose, newEmail?: string): Promise<string> {
+  /**
+   * Stores a new link of the account; the address the mail carries, whose token is kept nowhere
+   * else. Null when the account is gone or being deleted: the link is written after the account,
+   * so that none is left of an account whose documents are being removed.
+   */
+  async function newLink (account: UserDocument, purpose: LinkPurpose, newEmail?: string): Promise<string | null> {
     const token = newLinkToken()
     const now = clock()
-    await repositories.accountLinks.insert({
-      _id: linkDigest(token),
-      userID: account._id,
-      purpose,
-      generation: account.tokenGeneration ?? 0,
-      ...(newEmail === undefined ? {} : { newEmail }),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS)
+    const stored = await transaction(async ({ accountLinks, users }) => {
+      if (!await users.lockForWrite(account._id)) return false
+      await accountLinks.insert({
+        _id: linkDigest(token),
+        userID: account._id,
+        purpose,
+        generation: account.tokenGeneration ?? 0,
+        ...(newEmail === undefined ? {} : { newEmail }),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS)
+      })
+      return true
     })
-    return linkAddress(publicUrl, purpose, token)
+    return stored ? linkAddress(publicUrl, purpose, token) : null
   }
 
   /** The stored link of `token` while it works; otherwise the refusal that says why. */
@@ -54,8 +62,8 @@ export function accountRecoveryService ({ repositories, transaction, clock }: Se
     requestPasswordReset (email: string): void {
       outbox.post(async () => {
         const account = await repositories.users.findByEmail(email)
-        if (account === null) return null
-        return passwordResetMail(account.email, await newLink(account, 'reset-password'))
+        const link = account === null ? null : await newLink(account, 'reset-password')
+        return account === null || link === null ? null : passwordResetMail(account.email, link)
       })
     },
 
@@ -89,6 +97,7 @@ export function accountRecoveryService ({ repositories, transaction, clock }: Se
       if (email === account.email) throw new Refusal('nothing_to_change', `${email} is the account's email already`)
       if (await repositories.users.findByEmail(email) !== null) throw new Refusal('email_taken', EMAIL_TAKEN)
       const link = await newLink(account, 'confirm-email-change', email)
+      if (link === null) throw invalidToken()
       outbox.post(async () => emailChangeMail(email, link))
       return { newEmail: email }
     },

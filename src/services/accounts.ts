@@ -6,7 +6,7 @@ import { emptyQueues } from '../domain/queues.js'
 import { EmailTakenError, type UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { accountDisabled, invalidToken, Refusal, tooManyAttempts } from '../domain/refusals.js'
-import { removeFilesAfterwards } from './media.js'
+import type { AccountDeletionService } from './account-deletion.js'
 
 const WRONG_CREDENTIALS = 'wrong email or password'
 const WRONG_PASSWORD = 'wrong password: send the account\'s current password'
@@ -57,7 +57,7 @@ export function profileOf (user: UserDocument) {
 export interface SessionOwner { userID: string, generation: number }
 
 /** Accounts: registration, login, settings, revocation and deletion. */
-export function accountsService ({ repositories, transaction, clock }: ServiceContext) {
+export function accountsService ({ repositories, clock }: ServiceContext, deletion: AccountDeletionService) {
   return {
     /** Creates an account; the address it came from is one it knows. 409 for an email already used. */
     async register (request: { email: string, password: string, displayName?: string, timezone?: string }, address: string): Promise<SessionOwner> {
@@ -139,30 +139,15 @@ export function accountsService ({ repositories, transaction, clock }: ServiceCo
         : 'every session was logged out by another request meanwhile, and the password was not changed: log in again and change it then')
     },
 
+    /**
+     * Deletes the account once its password is given again: gone for every request from the
+     * answer on, its documents removed after it (services/account-deletion.ts).
+     */
     async deleteAccount (account: UserDocument, password: string): Promise<void> {
       if (!await verifyPassword(password, account.passwordHash)) throw new Refusal('wrong_password', WRONG_PASSWORD)
-      await deleteAccountData({ repositories, transaction, clock }, account._id)
+      await deletion.deleteAccount(account._id)
     }
   }
-}
-
-/**
- * Removes the account and every document of it in one transaction. Its
- * deletion of the account conflicts with any write of that user in flight
- * (they all start by writing the account), which then finds it gone: nothing
- * is left behind. Its media files (GridFS) are listed for removal in that
- * transaction and removed after it, each in a transaction of its own, so that
- * a large library of media does not make one huge transaction; should the
- * service stop first, the sweep removes them.
- */
-export async function deleteAccountData (context: Pick<ServiceContext, 'repositories' | 'transaction' | 'clock'>, userID: string): Promise<void> {
-  const collections = await context.repositories.userData.collections()
-  const files = await context.transaction(async ({ userData, media }) => {
-    const listed = await media.removeRecords(await media.allOf(userID), context.clock())
-    await userData.removeAll(userID, collections)
-    return listed
-  })
-  await removeFilesAfterwards(context, files)
 }
 
 export type AccountsService = ReturnType<typeof accountsService>

@@ -1,5 +1,5 @@
 import type { UserDocument } from '../repositories/users.js'
-import { deleteAccountData } from './accounts.js'
+import { accountDeletionService, type DeletionRuntime, type Removed } from './account-deletion.js'
 import type { ServiceContext } from './context.js'
 
 /** An account as the operator sees it (npm run admin -- find). */
@@ -24,8 +24,9 @@ export class UnknownAccountError extends Error {
  * its tokens refused at once, on every instance), enable it again, or delete it with every document
  * of it. Called by scripts/admin.ts, on the database the service uses, whether or not it runs.
  */
-export function accountAdminService (context: Pick<ServiceContext, 'repositories' | 'transaction' | 'clock'>) {
+export function accountAdminService (context: Pick<ServiceContext, 'repositories' | 'transaction' | 'clock'>, runtime: DeletionRuntime) {
   const { repositories } = context
+  const deletion = accountDeletionService(context, runtime)
 
   async function accountOf (email: string): Promise<UserDocument> {
     const account = await repositories.users.findByEmail(email)
@@ -66,11 +67,17 @@ export function accountAdminService (context: Pick<ServiceContext, 'repositories
       return { account: await summaryOf(enabled ?? await accountOf(email)), changed: enabled !== null }
     },
 
-    /** Deletes the account and every document of it, as delete-account does; what it was. */
-    async remove (email: string): Promise<AccountSummary> {
-      const summary = await summaryOf(await accountOf(email))
-      await deleteAccountData(context, summary.userID)
-      return summary
+    /**
+     * Deletes the account and every document of it, as delete-account does, and returns once they
+     * are all gone: what it was, and how many documents of each collection went.
+     */
+    async remove (email: string): Promise<{ account: AccountSummary, removed: Removed }> {
+      const account = await accountOf(email)
+      const summary = await summaryOf(account)
+      const removed = await deletion.deleteAndWait(account._id)
+      // deleted by someone else meanwhile (its email is no account's any more)
+      if (removed === null) throw new UnknownAccountError(email)
+      return { account: summary, removed }
     }
   }
 }

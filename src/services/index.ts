@@ -1,3 +1,4 @@
+import { accountDeletionService, type DeletionRuntime, type DeletionSettings } from './account-deletion.js'
 import { accountsService } from './accounts.js'
 import { accountRecoveryService } from './account-recovery.js'
 import { ankiExportService } from './anki-export.js'
@@ -20,12 +21,18 @@ export type { ServiceContext } from './context.js'
 /** What fitting users' parameters runs on: the fitting worker, how fits share work, and this instance's name (leases name their holder). */
 export interface FittingContext { fitter: Fitter, settings: FittingSettings, instance: string }
 
+/** What deleting accounts runs on: this instance's name and log, and how long it holds a removal. */
+export interface DeletionContext { runtime: DeletionRuntime, settings: DeletionSettings }
+
 /** Every service, on one context. */
-export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext) {
+export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext,
+  deletion: DeletionContext) {
   const library = libraryService(context)
   const media = mediaService(context)
+  const accountDeletion = accountDeletionService(context, deletion.runtime, deletion.settings)
   return {
-    accounts: accountsService(context),
+    accounts: accountsService(context, accountDeletion),
+    accountDeletion,
     accountRecovery: accountRecoveryService(context, mail),
     library,
     transfer: transferService(context, library, media),

@@ -41,6 +41,15 @@ export async function buildTestApp (t: Teardown, testFile: string, overrides: Pa
   return app
 }
 
+/** Waits until the removal of a deleted account's documents is over (its own document goes last), at most `withinMs`. */
+export async function removalOver (app: FastifyInstance, userID: string, withinMs = 100_000): Promise<void> {
+  const deadline = Date.now() + withinMs
+  while (await databaseOf(app).collection('users').countDocuments({ _id: userID as never }) > 0) {
+    if (Date.now() > deadline) throw new Error(`the removal of ${userID}'s documents did not end within ${withinMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 /** The app's database, as the URL names it: for tests that look at what is stored. */
 export function databaseOf (app: FastifyInstance): Db {
   return app.databaseClient.db()

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
+import { databaseOf, buildTestApp, expectOk, makeDeck, post, registerUser, removalOver, type TestUser } from '../helpers/app.js'
 import { fixture, importAnki } from '../helpers/anki-import.js'
 
 /** Documents of the user in every collection: folders, a flashcard, cards, reviews, a goal, an Anki import with its review histories, the account. */
@@ -66,6 +66,8 @@ test('delete-account', async (t) => {
     t.equal(response.statusCode, 200)
     t.same(response.json(), { deleted: 'true' })
 
+    // the documents go after the answer
+    await removalOver(app, leaving.userID)
     const left = await documentsOf(app, leaving.userID)
     t.ok(Object.keys(left).length >= 5, `checked ${Object.keys(left).join(', ')}`)
     for (const [collection, count] of Object.entries(left)) t.equal(count, 0, `${collection} has nothing of the user`)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
-import { buildTestApp, databaseOf, expectOk, expectRefusal, post, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, expectRefusal, post, registerUser, removalOver, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
 import { linkIn, startMailbox, type Mailbox } from '../helpers/mailbox.js'
 
 const PUBLIC_URL = 'https://cards.example.com'
@@ -145,6 +145,7 @@ test('the links of a deleted account go with it', async (t) => {
   const user = await registerUser(app)
   const { token } = linkIn(await resetMail(app, mailbox, user.email))
   await expectOk(app, 'delete-account', { jwtToken: user.jwtToken, password: user.password })
+  await removalOver(app, user.userID)
   t.equal(await databaseOf(app).collection('accountLinks').countDocuments({ userID: user.userID }), 0)
   await expectRefusal(t, app, 'reset-password', { resetToken: token, newPassword: 'a brand new password' }, 400, 'invalid_link')
 })
