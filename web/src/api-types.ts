@@ -83,6 +83,8 @@ export type UploadField = keyof Static<typeof media.UploadMediaForm>
 export type ImportStarted = Static<typeof anki.ImportStarted>
 /** The fields of import-anki's multipart form; jwtToken first and the file last (api.ts sends them so). */
 export type AnkiImportField = keyof Static<typeof anki.ImportAnkiForm>
+/** What export-anki exports: {folderID} (that folder and everything below it), {flashcardID}, or {} for the whole account. */
+export type AnkiExportScope = Body<typeof anki.ExportAnkiBody>
 /** Where an import of an Anki package stands: queued, running, done or failed, and what it counted. */
 export type ImportStatus = Static<typeof anki.ImportStatus>
 

@@ -1,7 +1,8 @@
 // The one way the page talks to the service: POST /api/<operation> with a JSON body,
 // the token in the body field jwtToken (never a header), as every client of the API does;
-// upload-media and import-anki take a multipart form, the token its first field.
-import type { AnkiImportField, ErrorCode, ImportStarted, Operation, Operations, RefusalCode, UploadField, UploadedMedia } from './api-types.js'
+// upload-media and import-anki take a multipart form, the token its first field; export-anki
+// answers a file rather than JSON, its refusals being JSON as every other's.
+import type { AnkiExportScope, AnkiImportField, ErrorCode, ImportStarted, Operation, Operations, RefusalCode, UploadField, UploadedMedia } from './api-types.js'
 import { forgetSession, loadSession } from './session.js'
 
 /**
@@ -30,6 +31,9 @@ export class SessionEndedError extends ApiError {
 
 /** The operations sent without a token: the ways into an account, and the links it is mailed. */
 const PUBLIC_OPERATIONS: ReadonlySet<Operation> = new Set(['register', 'login', 'request-password-reset', 'reset-password', 'confirm-email-change'])
+
+/** What the page calls: the JSON operations, and those of a form or a file. */
+type Called = Operation | 'upload-media' | 'import-anki' | 'export-anki'
 
 let sessionEnded: (message: string) => void = () => {}
 
@@ -143,6 +147,56 @@ export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices,
   return await readAnswer('import-anki', response) as ImportStarted
 }
 
+/** An Anki package as export-anki gave it: the file's name the service chose, and its bytes. */
+export interface ExportedPackage { fileName: string, file: Blob }
+
+/**
+ * Asks export-anki for a package (`scope`: a folder, a flashcard, or {} for the whole account)
+ * and reads it whole. `received` hears how many bytes have come so far: nothing comes while
+ * the service builds the collection, then the package streams.
+ */
+export async function downloadAnkiPackage (scope: AnkiExportScope, received: (bytes: number) => void): Promise<ExportedPackage> {
+  const response = await send('export-anki', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...scope, jwtToken: storedToken() }),
+    credentials: 'same-origin',
+    cache: 'no-store'
+  })
+  if (!response.ok) return await refusalOf('export-anki', response)
+  const reader = response.body?.getReader()
+  if (reader === undefined) throw new ApiError('unreadable_answer', 'The service\'s answer to export-anki could not be read. Please try again.')
+  const pieces: Uint8Array<ArrayBuffer>[] = []
+  let bytes = 0
+  try {
+    for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
+      pieces.push(piece.value)
+      bytes += piece.value.byteLength
+      received(bytes)
+    }
+  } catch {
+    heardFromService(false)
+    throw new ApiError('network_failure', 'The download stopped before the whole package had come: the connection was lost or cut. Check your connection and try again.')
+  }
+  return { fileName: attachmentName(response.headers.get('content-disposition')), file: new Blob(pieces, { type: 'application/octet-stream' }) }
+}
+
+/**
+ * The file name of a Content-Disposition: filename* as written (UTF-8, percent-encoded), else
+ * filename, whose characters beyond printable ASCII the service has replaced.
+ */
+function attachmentName (disposition: string | null): string {
+  const encoded = /filename\*\s*=\s*UTF-8''([^;\s]+)/i.exec(disposition ?? '')?.[1]
+  if (encoded !== undefined) {
+    try {
+      return decodeURIComponent(encoded)
+    } catch {
+      // a malformed escape: the plain name below still names the file
+    }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(disposition ?? '')?.[1] ?? 'flashcards.apkg'
+}
+
 /** The token to send; with none stored, the session is over. */
 function storedToken (): string {
   const session = loadSession()
@@ -154,7 +208,7 @@ function storedToken (): string {
   return session.jwtToken
 }
 
-async function send (operation: Operation | 'upload-media', init: RequestInit): Promise<Response> {
+async function send (operation: Called, init: RequestInit): Promise<Response> {
   try {
     const response = await fetch(`/api/${operation}`, init)
     heardFromService(true)
@@ -166,16 +220,19 @@ async function send (operation: Operation | 'upload-media', init: RequestInit): 
 }
 
 /** The answer of a success, a JSON object; or the refusal thrown as an ApiError with its code. */
-async function readAnswer (operation: Operation | 'upload-media' | 'import-anki', response: Response): Promise<object> {
+async function readAnswer (operation: Called, response: Response): Promise<object> {
+  if (!response.ok) return await refusalOf(operation, response)
   const answer = await response.json().catch(() => undefined) as unknown
-  if (response.ok) {
-    // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
-    if (typeof answer !== 'object' || answer === null) {
-      throw new ApiError('unreadable_answer', `The service's answer to ${operation} could not be read. Please try again.`)
-    }
-    return answer
+  // every operation answers a JSON object: anything else (a proxy's page, a cut-off body) is no answer
+  if (typeof answer !== 'object' || answer === null) {
+    throw new ApiError('unreadable_answer', `The service's answer to ${operation} could not be read. Please try again.`)
   }
+  return answer
+}
 
+/** A refusal or failure of the service's, thrown as an ApiError with its code and the service's sentence. */
+async function refusalOf (operation: Called, response: Response): Promise<never> {
+  const answer = await response.json().catch(() => undefined) as unknown
   const refusal = typeof answer === 'object' && answer !== null ? answer as { error?: unknown, code?: unknown } : {}
   const said = typeof refusal.error === 'string' ? refusal.error : null
   const code = refusalCode(operation, response.status, refusal.code)
@@ -202,7 +259,7 @@ export function inPageWords (said: string): string {
 }
 
 /** The code of a refusal: the service's, or unreadable_answer when the answer has none (it is not the service's). */
-function refusalCode (operation: Operation | 'upload-media' | 'import-anki', status: number, code: unknown): ErrorCode {
+function refusalCode (operation: Called, status: number, code: unknown): ErrorCode {
   // update-goal-status answers a bad token with 401 and {} (docs/interface.md: the published interface
   // asks it), so that one refusal is known by its operation and status rather than by a code
   if (operation === 'update-goal-status' && status === 401) return 'invalid_token'

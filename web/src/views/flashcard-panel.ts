@@ -1,5 +1,5 @@
 // One flashcard (a set of cards): its cards to add, edit and delete; rename, move,
-// delete and export it.
+// delete and export it (to Anki, or as Quizlet text or CSV).
 import { callApi } from '../api.js'
 import type { CardDetails, CardText, Flashcard, TextFormat } from '../api-types.js'
 import { cardSide, mediaAddresses, sideText } from '../card-html.js'
@@ -11,6 +11,7 @@ import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
   studyLink, type LibraryActions
 } from './library-parts.js'
+import { ANKI_EXPORT_HINT, ankiExportButton } from './anki-export.js'
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
 
 /**
@@ -60,7 +61,12 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
     // a flashcard with cards gives at least one on its first page
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
     loadingMore,
-    section('Export', exportForm(flashcard)),
+    section('Export', el('div', {}, [
+      el('p', { class: 'hint' }, [ANKI_EXPORT_HINT]),
+      ankiExportButton({ flashcardID: flashcard.flashcardID }, 'anki-export-deck'),
+      el('p', { class: 'export-as-text' }, ['Or as text, for Quizlet or a spreadsheet:']),
+      exportForm(flashcard)
+    ])),
     section('Rename deck', renameForm('flashcard', flashcard.flashcardName, (name) => callApi('rename-flashcard', { flashcardID: flashcard.flashcardID, name }), actions)),
     section('Move deck', moveForm(flashcard, folderID, actions)),
     el('div', { class: 'danger-zone' }, [confirmButton('Delete deck',

@@ -5,6 +5,7 @@ import { confirmButton, el, field, plural, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { allFlashcards, allFolders, deckPlace, pathText, readLibrary, type FolderEntry } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
+import { ANKI_EXPORT_HINT, ankiExportButton } from './anki-export.js'
 import { flashcardPanel } from './flashcard-panel.js'
 import {
   CARD_SEPARATORS, TERM_SEPARATORS, folderSelect, formatOptions, formatSelect, linkFormatToSeparators, renameForm, section, separatorSelect,
@@ -65,9 +66,14 @@ export const showLibrary: Screen = (container) => {
       searchForm(openFound),
       newFolderForm([], 'New top-level folder', async (chosen) => { await refresh(chosen, true) })
     ]),
-    el('p', { class: 'library-imports' }, [
-      el('a', { href: '#/anki-import', class: 'button-link', id: 'anki-import-link' }, ['Import from Anki']),
-      ' ', el('span', { class: 'hint' }, ['.apkg and .colpkg packages, with their media, schedules and history'])
+    el('div', { class: 'library-anki' }, [
+      el('p', { class: 'library-imports' }, [
+        el('a', { href: '#/anki-import', class: 'button-link', id: 'anki-import-link' }, ['Import from Anki']),
+        ' ', el('span', { class: 'hint' }, ['.apkg and .colpkg packages, with their media, schedules and history'])
+      ]),
+      el('div', { class: 'library-exports' }, [
+        ankiExportButton({}, 'anki-export-library', 'Export the library to Anki', 'every folder and deck as an .apkg, with their media, schedules and history')
+      ])
     ]),
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
@@ -165,6 +171,10 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
     section('Import cards', el('div', {}, [
       el('p', {}, [el('a', { href: `#/anki-import/folder/${folderID}`, id: 'anki-import-into-folder' }, ['Import an Anki package into this folder'])]),
       importForm(folder, actions)
+    ])),
+    section('Export', el('div', {}, [
+      el('p', { class: 'hint' }, [`The folder with everything in it, its decks as Anki decks. ${ANKI_EXPORT_HINT}`]),
+      ankiExportButton({ folderID }, 'anki-export-folder')
     ])),
     section('New subfolder', newFolderForm(folder.path, 'Subfolder name', actions.reload)),
     section('Rename folder', renameForm('folder', folder.name, (name) => callApi('rename-folder', { folderID, name }), actions)),
