@@ -141,9 +141,18 @@ test('a deck, a folder and the whole library, each downloaded as the Anki packag
   t.equal(folder.name, 'Idiomas.apkg')
   t.same((await packageContents(t, folder.bytes)).decks, ['Idiomas', 'Idiomas::Español · Verbos'], 'the folder with its deck, and nothing else')
 
-  // the whole library, from the screen's header
+  // the whole library, from the screen's header; what its status says is kept as it changes
+  await page.evaluate(() => {
+    const said: string[] = []
+    ;(window as unknown as { statusSaid: string[] }).statusSaid = said
+    const status = document.querySelector('#anki-export-library-status')
+    if (status !== null) new MutationObserver(() => { if (status.textContent !== '') said.push(status.textContent ?? '') }).observe(status, { childList: true, characterData: true, subtree: true })
+  })
   await click(page, '#anki-export-library')
   const whole = await downloads.next()
+  const said = await page.evaluate(() => (window as unknown as { statusSaid: string[] }).statusSaid)
+  t.equal(said[0], 'Building the package…', 'the status says the package is being built')
+  t.match(said.at(-1) ?? '', /^Downloading the package: \d+ KB…$/, 'then how much of it has come')
   t.equal(whole.name, 'flashcards.apkg')
   const wholeContents = await packageContents(t, whole.bytes)
   t.same(wholeContents.decks, ['Idiomas', 'Idiomas::Español · Verbos', 'Other', 'Other::Misc'], 'every folder and deck')
