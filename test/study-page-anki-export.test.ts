@@ -10,7 +10,7 @@ import type { HTTPRequest, Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { readAnkiPackageFile } from '../src/anki/package-file.js'
 import { expectOk } from './helpers/app.js'
-import { click, docsScreenshot, openFlashcard, openStudyPage, pageIsNoWiderThan, withoutChromium, type StudyPage } from './helpers/study-page.js'
+import { click, docsScreenshot, openFlashcard, openStudyPage, pageIsNoWiderThan, seriousAxeViolations, withoutChromium, type StudyPage } from './helpers/study-page.js'
 
 const BROWSER_TEST = { skip: withoutChromium, timeout: 180_000 }
 
@@ -126,6 +126,7 @@ test('a deck, a folder and the whole library, each downloaded as the Anki packag
   t.equal(await page.$eval('#anki-export-deck-status', (status) => status.textContent), '', 'the busy state ends with the download')
   t.match(await page.$eval('#notice-message', (notice) => notice.textContent), /^Downloaded "Español · Verbos\.apkg"\./, 'and says what was saved')
   t.equal(await page.evaluate(() => location.hash), '#/library', 'the page stayed where it was')
+  t.same(await seriousAxeViolations(page), [], 'no serious or critical axe-core violation with the deck\'s Export section open')
   await docsScreenshot(page, 'study-page-anki-export.png')
   await page.setViewport({ width: 375, height: 800 })
   t.ok(await pageIsNoWiderThan(page, 375), 'the deck\'s export fits a phone\'s width')
