@@ -210,3 +210,37 @@ test('a refusal is said next to the button, in the service\'s words, and the but
   t.same(await study.cspViolations(), [], 'no policy violations')
   t.same(study.consoleErrors.filter((error) => !/status of 40[49]/.test(error)), [], 'no console errors but the refusals\' 409 and 404')
 })
+
+test('a package that arrives after the learner logged out is not saved: nothing of the account is left on the machine', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page } = study
+  await library(study)
+  const downloads = await watchDownloads(t, study)
+
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  let asked = false
+  study.intercept = async (request) => {
+    if (!isExport(request)) return false
+    asked = true
+    await held
+    await request.continue()
+    return true
+  }
+  await click(page, '#anki-export-library')
+  await page.waitForFunction(() => document.querySelector('#anki-export-library-status')?.textContent === 'Building the package…')
+  await click(page, '#logout-button')
+  await page.waitForSelector('#login-form')
+  t.ok(asked, 'the export was on its way when the learner logged out')
+  // the answer comes whole (the service builds it for the token it was sent with); the page drops it
+  // however it ends: a page that reads no further aborts it
+  const finished = new Promise<void>((resolve) => {
+    page.on('requestfinished', (request) => { if (isExport(request)) resolve() })
+    page.on('requestfailed', (request) => { if (isExport(request)) resolve() })
+  })
+  release()
+  await finished
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.equal(downloads.count(), 0, 'nothing was saved')
+  t.same(study.consoleErrors, [], 'no console errors')
+})

@@ -156,10 +156,11 @@ export interface ExportedPackage { fileName: string, file: Blob }
  * the service builds the collection, then the package streams.
  */
 export async function downloadAnkiPackage (scope: AnkiExportScope, received: (bytes: number) => void): Promise<ExportedPackage> {
+  const jwtToken = storedToken()
   const response = await send('export-anki', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...scope, jwtToken: storedToken() }),
+    body: JSON.stringify({ ...scope, jwtToken }),
     credentials: 'same-origin',
     cache: 'no-store'
   })
@@ -178,6 +179,8 @@ export async function downloadAnkiPackage (scope: AnkiExportScope, received: (by
     heardFromService(false)
     throw new ApiError('network_failure', 'The download stopped before the whole package had come: the connection was lost or cut. Check your connection and try again.')
   }
+  // logged out (or another account logged in) while it came: nothing of that session is left on this machine
+  if (loadSession()?.jwtToken !== jwtToken) throw new SessionEndedError('not_logged_in', 'You logged out before the package had come: it was not saved.')
   return { fileName: attachmentName(response.headers.get('content-disposition')), file: new Blob(pieces, { type: 'application/octet-stream' }) }
 }
 
