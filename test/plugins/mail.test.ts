@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { MongoClient } from 'mongodb'
 import { buildApp, type AppConfig } from '../../src/app.js'
-import { databaseOf, expectOk, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
+import { expectOk, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
 import { startMailbox } from '../helpers/mailbox.js'
 
 interface LogLine { level: number, msg: string, mailTo?: string, err?: { message: string } }
@@ -16,14 +17,21 @@ async function loggedApp (t: { teardown: (fn: () => unknown) => void }, mail: Ap
       done()
     }
   })
-  const app: FastifyInstance = await buildApp({ mongodbUrl: testDatabaseUrl(import.meta.filename), jwtSecret: TEST_SECRET, logger: { level: 'info', stream }, mail })
+  const url = testDatabaseUrl(import.meta.filename)
+  const app: FastifyInstance = await buildApp({ mongodbUrl: url, jwtSecret: TEST_SECRET, logger: { level: 'info', stream }, mail })
   let closed = false
   const finish = async (): Promise<void> => {
     if (closed) return
     closed = true
-    await databaseOf(app).dropDatabase().catch(() => {})
-    // closing waits for the mail under way
+    // closing waits for the mail under way, which reads the account: the database goes after
     await app.close()
+    const client = new MongoClient(url)
+    try {
+      await client.connect()
+      await client.db().dropDatabase().catch(() => {})
+    } finally {
+      await client.close()
+    }
   }
   t.teardown(finish)
   return { app, lines, finish }
