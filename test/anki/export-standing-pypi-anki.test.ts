@@ -9,9 +9,10 @@ import t from 'tap'
 import { noteGuid } from '../../src/domain/anki/export.js'
 import { userDay } from '../../src/domain/calendar.js'
 import { CardState } from '../../src/domain/scheduling.js'
+import type { CardDocument } from '../../src/repositories/cards.js'
 import { exportedFile, libraryWithHistory, storedOf } from '../helpers/anki-export.js'
 import { importAnki } from '../helpers/anki-import.js'
-import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { assertAnki, importIntoAnki, needsAnki, runAnkiScript } from '../helpers/pypi-anki.js'
 
 // making the environment the first time downloads Anki's wheels; an import runs a worker of its own
@@ -97,4 +98,11 @@ t.test('an Anki package\'s suspended, buried and flagged cards, imported and exp
     t.same(got === undefined ? undefined : { type: got.type, queue: got.queue, flags: got.flags },
       { type: want.type, queue: want.queue, flags: want.flags }, `${want.guid}/${want.ord}: type ${want.type}, queue ${want.queue}, flags ${want.flags}`)
   }
+
+  // buried again by the learner here, the sibling's burial is theirs
+  const sibling = await databaseOf(app).collection<CardDocument>('cards').findOne({ userID: user.userID, ankiGuid: 'standing-siblings', ankiOrd: 1 })
+  if (sibling === null) throw new Error('the buried sibling was not imported')
+  await expectOk(app, 'bury-card', { jwtToken: user.jwtToken, flashcardID: sibling.flashcardID, cardID: sibling._id })
+  const again = importIntoAnki(await exportedFile(t, app, user), TIMEZONE).cards.find((card) => card.guid === 'standing-siblings' && card.ord === 1)
+  t.same(again === undefined ? undefined : { queue: again.queue, flags: again.flags }, { queue: -3, flags: 5 }, 'bury-card makes a sibling\'s burial the user\'s')
 })
