@@ -31,7 +31,7 @@ const schedule: CardSchedule = {
 for (let index = 0; index < cards; index++) {
   const id = 1_600_000_000_000 + index
   writer.addNote({ id, guid: noteGuid(String(index)), kind: 'basic', fields: noteFields({ front: side(index), back: side(index) }, () => null), modified: 0 })
-  writer.addCard({ id, noteId: id, deckId: 2, ord: 0, modified: 0, ...scheduleRow(schedule, 0, days, 0.9) })
+  writer.addCard({ id, noteId: id, deckId: 2, ord: 0, modified: 0, flags: 0, ...scheduleRow(schedule, 0, days, 0.9) })
   if (index % 10_000 === 0) sample()
 }
 for (let index = 0; index < reviews; index++) {

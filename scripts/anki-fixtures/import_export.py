@@ -42,7 +42,7 @@ def main(package: str, rollover: int, with_presets: bool):
             cards.append({
                 'guid': note.guid, 'ord': card.ord, 'deck': col.decks.name(card.did),
                 'type': card.type, 'queue': card.queue, 'due': card.due, 'interval': card.ivl,
-                'factor': card.factor, 'reps': card.reps, 'lapses': card.lapses,
+                'factor': card.factor, 'reps': card.reps, 'lapses': card.lapses, 'flags': card.flags,
                 'memory': None if memory is None else {'stability': memory.stability, 'difficulty': memory.difficulty},
                 'revlog': col.db.list('select ease from revlog where cid = ? order by id', card_id),
             })

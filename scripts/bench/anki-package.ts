@@ -1,9 +1,10 @@
 // A generated Anki package (.apkg) of any size, for the benchmark's import rows and the import's
 // tests: a schema 11 collection (decks, presets and note types as JSON in `col`) written on disk
 // with Node's SQLite, zipped with yazl as collection.anki21 and a JSON media map, as Anki 2.1
-// before 2.1.50 exported. Basic notes in ten decks under one parent; most cards reviewed, each with a history
-// that starts with a learning step and goes on with reviews days apart, so that the import replays
-// real FSRS histories.
+// before 2.1.50 exported, and which current Anki imports (test/scripts/bench-anki-package.test.ts).
+// Basic notes in ten decks under one parent; most cards reviewed, each with a history that starts
+// with a learning step and goes on with reviews days apart, so that the import replays real FSRS
+// histories.
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
@@ -92,22 +93,32 @@ export async function writeAnkiPackage (path: string, spec: GeneratedPackage): P
     create table revlog (id integer primary key, cid integer, usn integer, ease integer, ivl integer, lastIvl integer, factor integer, time integer, type integer);
     create table graves (usn integer, oid integer, type integer);
   `)
+  // decks, note types and presets carry every field Anki's legacy schema has no default for
+  // (rslib/src/{decks,notetype,deckconfig}/schema11.rs): Anki refuses a package that lacks one
   const modelId = 1_600_000_000_000
+  const field = (name: string, ord: number) => ({ name, ord, sticky: false, rtl: false, font: 'Arial', size: 20 })
   const models = {
     [modelId]: {
-      id: modelId, name: 'Basic', type: 0, sortf: 0, css: '.card { font-family: arial; }',
-      flds: [{ name: 'Front', ord: 0 }, { name: 'Back', ord: 1 }],
-      tmpls: [{ name: 'Card 1', ord: 0, qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' }]
+      id: modelId, name: 'Basic', type: 0, mod: now, usn: 0, sortf: 0, did: null, css: '.card { font-family: arial; }',
+      flds: [field('Front', 0), field('Back', 1)],
+      tmpls: [{ name: 'Card 1', ord: 0, qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}', did: null }]
     }
   }
+  const deck = (id: number, name: string) => ({
+    id, mod: now, name, usn: 0, lrnToday: [0, 0], revToday: [0, 0], newToday: [0, 0], timeToday: [0, 0], collapsed: false, dyn: 0, conf: 1, desc: ''
+  })
   const deckPaths = spec.decks ?? Array.from({ length: 10 }, (_, index) => ['Generated', `Deck ${index + 1}`])
   const deckIds = deckPaths.map((_, index) => 1_700_000_000_000 + index)
-  const decks: Record<string, unknown> = { 1: { id: 1, name: 'Default', dyn: 0, conf: 1, desc: '' } }
-  if (spec.decks === undefined) decks[1_699_999_999_999] = { id: 1_699_999_999_999, name: 'Generated', dyn: 0, conf: 1, desc: '' }
-  for (const [index, id] of deckIds.entries()) decks[id] = { id, name: (deckPaths[index] as readonly string[]).join('::'), dyn: 0, conf: 1, desc: '' }
+  const decks: Record<string, unknown> = { 1: deck(1, 'Default') }
+  if (spec.decks === undefined) decks[1_699_999_999_999] = deck(1_699_999_999_999, 'Generated')
+  for (const [index, id] of deckIds.entries()) decks[id] = deck(id, (deckPaths[index] as readonly string[]).join('::'))
   const dconf = {
     1: {
-      id: 1, name: 'Default', desiredRetention: 0.9, sm2Retention: 0.9,
+      id: 1, mod: now, name: 'Default', usn: 0, maxTaken: 60, autoplay: true, timer: 0, replayq: true, dyn: false,
+      new: { bury: false, delays: [1, 10], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
+      rev: { bury: false, ease4: 1.3, ivlFct: 1, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
+      lapse: { delays: [10], leechAction: 1, leechFails: 8, minInt: 1, mult: 0 },
+      desiredRetention: 0.9, sm2Retention: 0.9,
       fsrsParams6: [0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542]
     }
   }

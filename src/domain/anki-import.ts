@@ -149,11 +149,13 @@ export function cardContentOf (card: AnkiCard, note: AnkiNote, notetype: AnkiNot
 /**
  * Where an Anki card stands besides its schedule, as the card model keeps it (domain/card-states.ts):
  * suspended (queue -1), buried by the user or as a sibling (queue -3, -2) until the learner's next
- * day, as Anki unburies at its next day; and its flag (the low three bits of Anki's flags).
+ * day, as Anki unburies at its next day, a sibling's burial marked so that an export writes it back
+ * as one; and its flag (the low three bits of Anki's flags).
  */
 export interface ImportedStanding {
   suspended?: true
   buriedUntil?: Date
+  buriedAsSibling?: true
   flag?: number
 }
 
@@ -162,6 +164,7 @@ export function standingOf (card: AnkiCard, now: Date, calendar: UserCalendar): 
   return {
     ...(card.queue === CARD_QUEUE.suspended ? { suspended: true } : {}),
     ...(card.queue === CARD_QUEUE.userBuried || card.queue === CARD_QUEUE.schedBuried ? { buriedUntil: buriedUntilAt(now, calendar) } : {}),
+    ...(card.queue === CARD_QUEUE.schedBuried ? { buriedAsSibling: true } : {}),
     ...(flag > 0 ? { flag } : {})
   }
 }

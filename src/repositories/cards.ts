@@ -49,6 +49,8 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   suspended?: boolean
   /** while buried, the start of the user's day it comes back on; absent when not buried */
   buriedUntil?: Date
+  /** buried as a sibling in Anki (queue -2), as an Anki import brought it, for an export to write back; absent for a burial by the user */
+  buriedAsSibling?: boolean
   /** Anki's flag, 1-7; absent for none */
   flag?: number
   /** creation order, for the new-card queue (time in ms x 1000 + position in its batch) */
@@ -520,12 +522,21 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * The card as it now is, or null when it is not the user's in that flashcard.
      */
     setStanding (userID: string, flashcardID: string, cardID: string,
-      standing: { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null }): Promise<CardDocument | null> {
-      const unset = { ...(standing.suspended ? {} : { suspended: '' as const }), ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}) }
+      standing: { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }): Promise<CardDocument | null> {
+      const unset = {
+        ...(standing.suspended ? {} : { suspended: '' as const }),
+        ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}),
+        ...(standing.buriedAsSibling ? {} : { buriedAsSibling: '' as const })
+      }
       return cards.findOneAndUpdate(
         { _id: cardID, userID, flashcardID },
         {
-          $set: { isNew: standing.isNew, ...(standing.suspended ? { suspended: true } : {}), ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }) },
+          $set: {
+            isNew: standing.isNew,
+            ...(standing.suspended ? { suspended: true } : {}),
+            ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }),
+            ...(standing.buriedAsSibling ? { buriedAsSibling: true } : {})
+          },
           ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
         },
         { returnDocument: 'after', session }
@@ -550,7 +561,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async returnFromBurial (userID: string, returned: ReadonlyArray<Pick<CardDocument, '_id' | 'state'>>): Promise<void> {
       if (returned.length === 0) return
       await cards.bulkWrite(returned.map((card) => ({
-        updateOne: { filter: { _id: card._id, userID, isNew: BURIED }, update: { $set: { isNew: card.state === CardState.New }, $unset: { buriedUntil: '' } } }
+        updateOne: { filter: { _id: card._id, userID, isNew: BURIED }, update: { $set: { isNew: card.state === CardState.New }, $unset: { buriedUntil: '', buriedAsSibling: '' } } }
       })), { ordered: false, session })
     },
 

@@ -5,7 +5,7 @@ import { loadSqlEngine } from '../anki/sql-engine.js'
 import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow,
+  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
@@ -154,13 +154,15 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
             cardIds.set(card._id, id)
             if (card.state === CardState.New) newCards.push({ id, createdOrder: card.createdOrder })
             else lastReviewSeconds.set(id, card.lastReview === null ? null : Math.floor(card.lastReview.getTime() / 1000))
+            const schedule = scheduleRow(card, 0, days, user.desiredRetention)
             writer.addCard({
               id,
               noteId: nid,
               deckId: deckIds.get(card.flashcardID) ?? 1,
               ord: card.noteID === undefined ? 0 : Math.max(0, (card.clozeNumber ?? 1) - 1),
               modified: Math.floor(now.getTime() / 1000),
-              ...scheduleRow(card, 0, days, user.desiredRetention)
+              ...schedule,
+              ...standingRow(card, schedule.queue, now)
             })
           }
         }

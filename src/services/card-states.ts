@@ -5,8 +5,11 @@ import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { cardDetails, type UserMediaUrl } from './wire.js'
 
-/** What a change of standing asks for: whether the card is suspended, and until when it is buried (null: not buried). */
-interface Standing { suspended: boolean, buriedUntil: Date | null }
+/**
+ * What a change of standing asks for: whether the card is suspended, until when it is buried (null:
+ * not buried), and whether that burial is one an Anki import brought as a sibling's.
+ */
+interface Standing { suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }
 
 /**
  * Suspending, burying and flagging a card, each reversible. A change of
@@ -41,28 +44,31 @@ export function cardStatesService (context: ServiceContext) {
     return cardDetails(card, user, mediaUrlOf(user._id), now)
   }
 
-  /** A burial that has not ended is kept; one that has is forgotten. */
-  const burialOf = (card: CardDocument, now: Date): Date | null => card.buriedUntil !== undefined && isBuriedAt(card, now) ? card.buriedUntil : null
+  /** A burial that has not ended is kept, as it came; one that has is forgotten. */
+  const burialOf = (card: CardDocument, now: Date): Pick<Standing, 'buriedUntil' | 'buriedAsSibling'> =>
+    card.buriedUntil !== undefined && isBuriedAt(card, now)
+      ? { buriedUntil: card.buriedUntil, buriedAsSibling: card.buriedAsSibling === true }
+      : { buriedUntil: null, buriedAsSibling: false }
 
   return {
     /** Out of today's cards until unsuspended; the schedule is kept. */
     async suspend (user: UserDocument, flashcardID: string, cardID: string) {
-      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: true, buriedUntil: burialOf(card, now) }))
+      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: true, ...burialOf(card, now) }))
     },
 
     /** Back in its queue, where its schedule puts it (or still out while buried). */
     async unsuspend (user: UserDocument, flashcardID: string, cardID: string) {
-      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: false, buriedUntil: burialOf(card, now) }))
+      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: false, ...burialOf(card, now) }))
     },
 
     /** Out of today's cards until the user's next day begins, in their calendar. */
     async bury (user: UserDocument, flashcardID: string, cardID: string) {
-      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: card.suspended === true, buriedUntil: buriedUntilAt(now, user) }))
+      return await changeStanding(user, flashcardID, cardID, (card, now) => ({ suspended: card.suspended === true, buriedUntil: buriedUntilAt(now, user), buriedAsSibling: false }))
     },
 
     /** Back in its queue at once (unless suspended). */
     async unbury (user: UserDocument, flashcardID: string, cardID: string) {
-      return await changeStanding(user, flashcardID, cardID, (card) => ({ suspended: card.suspended === true, buriedUntil: null }))
+      return await changeStanding(user, flashcardID, cardID, (card) => ({ suspended: card.suspended === true, buriedUntil: null, buriedAsSibling: false }))
     },
 
     /** A label, 0 (none) to 7: one document changed, nothing of the schedule. */

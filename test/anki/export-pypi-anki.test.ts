@@ -3,79 +3,32 @@
 // Anki's today, memory states, the review log and the media, against what the service holds; and
 // Anki's Check Database finds nothing to repair. Without Python the test is skipped, except in CI
 // (CI=true), where it fails.
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { join } from 'node:path'
 import t from 'tap'
-import { ANKI_PYTHON, ensureAnkiVenv } from '../../scripts/anki-venv.js'
 import { noteGuid } from '../../src/domain/anki/export.js'
 import { dayOf, daysBetween, userDay } from '../../src/domain/calendar.js'
 import { CardState } from '../../src/domain/scheduling.js'
 import { exportedFile, libraryWithHistory, storedOf } from '../helpers/anki-export.js'
 import { databaseOf, expectOk } from '../helpers/app.js'
+import { ankiVenv, assertAnki, importIntoAnki, needsAnki } from '../helpers/pypi-anki.js'
 
 // making the environment the first time downloads Anki's wheels
 t.setTimeout(15 * 60 * 1000)
 
-interface ImportedCard {
-  guid: string
-  ord: number
-  deck: string
-  type: number
-  queue: number
-  due: number
-  interval: number
-  reps: number
-  lapses: number
-  memory: { stability: number, difficulty: number } | null
-  revlog: number[]
-}
-
-interface Imported {
-  now: number
-  today: number
-  imported: { new: number, updated: number, duplicate: number, conflicting: number, missingNotetype: number }
-  decks: string[]
-  presets: Record<string, { name: string, desiredRetention: number, fsrsParams6: number[] | null }>
-  notes: Record<string, { notetype: string, fields: string[] }>
-  cards: ImportedCard[]
-  revlogCount: number
-  media: Record<string, string>
-  problems: string[]
-}
-
-let venvProblem: string | undefined
-const venvStarted = performance.now()
-try {
-  ensureAnkiVenv()
-} catch (error) {
-  venvProblem = error instanceof Error ? error.message : String(error)
-}
-const venvSeconds = (performance.now() - venvStarted) / 1000
-
 const TIMEZONE = 'America/New_York'
-
-function importIntoAnki (path: string, withPresets = false): Imported {
-  const script = join(import.meta.dirname, '..', '..', 'scripts', 'anki-fixtures', 'import_export.py')
-  const result = spawnSync(ANKI_PYTHON, [script, path, '4', ...(withPresets ? ['presets'] : [])], { encoding: 'utf8', env: { ...process.env, TZ: TIMEZONE }, maxBuffer: 64 * 1024 * 1024 })
-  if (result.status !== 0) throw new Error(`Anki could not import the package: ${result.stderr}`)
-  return JSON.parse(result.stdout) as Imported
-}
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
-t.test('Anki imports the whole account with its schedules, review history and media', {
-  skip: venvProblem === undefined || process.env.CI === 'true' ? false : `PyPI anki is not available: ${venvProblem}`
-}, async (t) => {
-  if (venvProblem !== undefined) throw new Error(`PyPI anki is not available: ${venvProblem}`)
-  t.comment(`the environment took ${venvSeconds.toFixed(1)} s to make or check`)
+t.test('Anki imports the whole account with its schedules, review history and media', needsAnki, async (t) => {
+  assertAnki()
+  t.comment(`the environment took ${ankiVenv.seconds.toFixed(1)} s to make or check`)
   // the test's clock stands still while it reviews, so the rows of one millisecond go a millisecond
   // apart: at 998 ms some move into the next second, and each card's last review time with them
   const late = new Date()
   late.setUTCMilliseconds(998)
   const { app, user, ids, bytes } = await libraryWithHistory(t, import.meta.filename, late)
   const path = await exportedFile(t, app, user)
-  const imported = importIntoAnki(path)
+  const imported = importIntoAnki(path, TIMEZONE)
   const stored = await storedOf(app, user.userID)
 
   t.same(imported.problems.filter((line) => !/^Database rebuilt and optimized/.test(line)), [], 'Anki\'s Check Database repairs nothing')
@@ -133,16 +86,14 @@ t.test('Anki imports the whole account with its schedules, review history and me
   t.same(new Set(Object.values(imported.presets).map((preset) => preset.name)), new Set(['Default']), 'without "Import any deck presets", every deck uses Anki\'s Default')
 })
 
-t.test('with "Import any deck presets", Anki gives the decks the learner\'s desired retention and fitted FSRS parameters', {
-  skip: venvProblem === undefined || process.env.CI === 'true' ? false : `PyPI anki is not available: ${venvProblem}`
-}, async (t) => {
-  if (venvProblem !== undefined) throw new Error(`PyPI anki is not available: ${venvProblem}`)
+t.test('with "Import any deck presets", Anki gives the decks the learner\'s desired retention and fitted FSRS parameters', needsAnki, async (t) => {
+  assertAnki()
   const { app, user } = await libraryWithHistory(t, import.meta.filename)
   await expectOk(app, 'update-settings', { jwtToken: user.jwtToken, desiredRetention: 0.85 })
   // as optimize-schedule leaves the account when it adopts a fit: FSRS-6's 21 parameters
   const fitted = [0.3, 1.1, 2.9, 14.2, 6.9, 0.6, 2.1, 0.002, 1.5, 0.1, 0.9, 1.9, 0.09, 0.3, 2.2, 0.2, 2.9, 0.6, 0.1, 0.05, 0.2]
   await databaseOf(app).collection<{ _id: string }>('users').updateOne({ _id: user.userID }, { $set: { fsrsParameters: fitted } })
-  const imported = importIntoAnki(await exportedFile(t, app, user), true)
+  const imported = importIntoAnki(await exportedFile(t, app, user), TIMEZONE, true)
   const { Default: defaultPreset, ...exported } = imported.presets
   t.equal(defaultPreset?.name, 'Default', 'Anki\'s Default deck keeps its Default preset')
   t.same(Object.keys(exported).sort(), imported.decks.filter((name) => name !== 'Default'))

@@ -9,7 +9,9 @@ import { sideHtml } from '../card-html.js'
 import type { TextFormat } from '../card-content.js'
 import { flashcardIDsIn, locateFlashcard, locateFolder, type FolderNode, type LibraryTree } from '../library-tree.js'
 import { Refusal } from '../refusals.js'
+import { isBuriedAt } from '../card-states.js'
 import { CardState, type CardSchedule, type Rating } from '../scheduling.js'
+import { CARD_QUEUE } from './collection.js'
 import type { CardRow, CollectionTiming, RevlogRow } from './writer.js'
 import type { HistoryEntry } from '../anki-import.js'
 
@@ -179,6 +181,29 @@ export function scheduleRow (card: CardSchedule, position: number, days: AnkiDay
     data,
     ...counts
   }
+}
+
+/** What an export reads of a card's standing (domain/card-states.ts). */
+export interface StandingToExport {
+  suspended?: boolean
+  buriedUntil?: Date
+  /** buried as a sibling in Anki (queue -2), as an Anki import brought it; else by the user */
+  buriedAsSibling?: boolean
+  flag?: number
+}
+
+/**
+ * A card's standing as Anki keeps it (rslib/src/card, rslib/src/scheduler/bury_and_suspend.rs): a
+ * suspended card in queue -1, a buried one in -3 (by the user) or -2 (as a sibling), its type and
+ * due as its schedule gives them, which Anki restores its queue from; the flag in the low three
+ * bits of `flags`. Suspension comes first, as Anki never buries a suspended card. A burial whose
+ * day has begun at `now` is over: the card is in the queue its schedule gives.
+ */
+export function standingRow (card: StandingToExport, scheduledQueue: number, now: Date): Pick<CardRow, 'queue' | 'flags'> {
+  const flags = (card.flag ?? 0) & 7
+  if (card.suspended === true) return { queue: CARD_QUEUE.suspended, flags }
+  if (isBuriedAt(card, now)) return { queue: card.buriedAsSibling === true ? CARD_QUEUE.schedBuried : CARD_QUEUE.userBuried, flags }
+  return { queue: scheduledQueue, flags }
 }
 
 const BUTTONS: Readonly<Record<Rating, number>> = { again: 1, hard: 2, good: 3, easy: 4 }

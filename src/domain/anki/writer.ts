@@ -58,6 +58,8 @@ export interface CardRow {
   left: number
   /** `cards.data`: the FSRS memory state as Anki stores it, or '' */
   data: string
+  /** `cards.flags`: the flag, 0 (none) to 7, in the low three bits */
+  flags: number
   modified: number
 }
 
@@ -244,7 +246,7 @@ export class CollectionWriter {
     this.db.exec(SCHEMA_11)
     this.db.run('begin')
     this.insertNote = this.db.prepare('insert into notes values (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, \'\')')
-    this.insertCard = this.db.prepare('insert into cards values (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)')
+    this.insertCard = this.db.prepare('insert into cards values (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?)')
     this.insertRevlog = this.db.prepare('insert into revlog values (?, ?, -1, ?, ?, ?, ?, ?, ?)')
     this.decks[DEFAULT_DECK_ID] = deckJson(DEFAULT_DECK_ID, 'Default', this.seconds(), 1)
   }
@@ -266,7 +268,7 @@ export class CollectionWriter {
 
   addCard (card: CardRow): void {
     this.insertCard.run([card.id, card.noteId, card.deckId, card.ord, card.modified, card.type, card.queue, card.due,
-      card.interval, card.factor, card.reps, card.lapses, card.left, card.data])
+      card.interval, card.factor, card.reps, card.lapses, card.left, card.flags, card.data])
   }
 
   addRevlog (entry: RevlogRow): void {
@@ -353,6 +355,6 @@ export function dummyCollection (sql: SqlJsStatic, now: Date): Uint8Array {
   const seconds = Math.floor(now.getTime() / 1000)
   const writer = new CollectionWriter(sql, { creationStamp: seconds, creationOffsetMinutesWest: 0, localOffsetMinutesWest: 0, rolloverHour: 4 }, now)
   writer.addNote({ id: 1, guid: 'update-anki', kind: 'basic', fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''], modified: seconds })
-  writer.addCard({ id: 1, noteId: 1, deckId: DEFAULT_DECK_ID, ord: 0, type: 0, queue: 0, due: 1, interval: 0, factor: 0, reps: 0, lapses: 0, left: 0, data: '', modified: seconds })
+  writer.addCard({ id: 1, noteId: 1, deckId: DEFAULT_DECK_ID, ord: 0, type: 0, queue: 0, due: 1, interval: 0, factor: 0, reps: 0, lapses: 0, left: 0, data: '', flags: 0, modified: seconds })
   return writer.finish(2)
 }
