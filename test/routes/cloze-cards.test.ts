@@ -273,3 +273,14 @@ test('a deletion of several cards, {{c1,2::…}}: a card for each number, kept w
   t.same((await stored(c2))?.reps, reviewed?.reps, 'card 2 keeps its schedule')
   t.equal(await usage(), 2)
 })
+
+test('sides kept from the rendering before {{c1,2::…}} was read are rendered again when read', async (t) => {
+  const { flashcard, cards, app } = await setUp(t)
+  const { flashcardID, cardIDs } = await flashcard([{ cloze: '{{c1,2::Paris}} is the capital of {{c3::France}}' }])
+  // what a card imported from Anki kept before: the list was text to the service's reader
+  const kept = '{{c1,2::Paris}} is the capital of France'
+  await databaseOf(app).collection('cards').updateOne({ _id: cardIDs[1] as never }, { $set: { html: { front: kept, back: kept, version: 1 } } })
+  const [, second] = await cards(flashcardID)
+  t.equal(second?.frontHtml, '<span class="cloze">[...]</span> is the capital of France', 'card 2 asks for Paris')
+  t.equal(second?.backHtml, '<span class="cloze">Paris</span> is the capital of France')
+})
