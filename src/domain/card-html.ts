@@ -28,7 +28,7 @@ import { clozeSide, parseCloze, type ClozeMarkup } from './cloze.js'
 import type { TextFormat } from './card-content.js'
 
 /** Bumped whenever the allowlist or the rendering changes: sides kept from an older version are rendered again when read. */
-export const RENDER_VERSION = 1
+export const RENDER_VERSION = 2
 
 /** The sides of a card as HTML to show, media as `media:<mediaID>`, and the media they refer to. */
 export interface RenderedSides {

@@ -1,16 +1,23 @@
 /**
- * Cloze deletions in Anki's syntax: `{{c1::answer}}`, `{{c1::answer::hint}}`.
- * A cloze text is written once and makes one card per number; the card of
- * number N asks for the deletions of N, with the others filled in.
+ * Cloze deletions in Anki's syntax: `{{c1::answer}}`, `{{c1::answer::hint}}`,
+ * `{{c1,2::answer}}`. A cloze text is written once and makes one card per
+ * number; the card of number N asks for the deletions whose numbers hold N,
+ * with the others filled in.
  *
  * The syntax as read here, which is Anki's:
- *   - a deletion opens with `{{c` and a number from 1 to 9999, then `::`;
- *     it closes at the first `}}` after that, unless a deletion opened inside it
- *     closes there first: deletions may nest (`{{c1::a {{c2::b}} c}}`);
+ *   - a deletion opens with `{{c`, one number or several separated by commas,
+ *     each from 1 to 9999, then `::`; it is a deletion of each of its numbers
+ *     (`{{c1,2::Paris}}` is asked on card 1 and on card 2);
+ *   - it closes at the first `}}` after that, unless a deletion opened inside
+ *     it closes there first: deletions may nest (`{{c1::a {{c2::b}} c}}`);
  *   - the first `::` inside a deletion (outside any deletion nested in it) ends
  *     its answer and starts its hint; later ones are text;
  *   - anything else is text: a `}}` outside any deletion, a `{{c0::`, a
- *     deletion never closed (it stays as written).
+ *     list with a member that is no such number (`{{c1,x::`, `{{c1,,2::`,
+ *     `{{c1,0::`), a deletion never closed (it stays as written). Anki also
+ *     reads a list with an empty member, a 0 or a number written with a leading
+ *     zero, dropping what it cannot use; here such a list is text, as `{{c0::`
+ *     and `{{c01::` are, so that every deletion writes back as it was written.
  * Reading is exact: `clozeSource(parseCloze(text)) === text` for every text,
  * so a note's text is kept as written whatever its mistakes.
  *
@@ -20,14 +27,19 @@
 export type ClozePart = string | ClozeDeletion
 
 export interface ClozeDeletion {
-  number: number
+  /** the numbers of the cards that ask for it, as written: in their order, a repeated one repeated */
+  numbers: number[]
   answer: ClozePart[]
   /** what the question shows instead of [...]; null when none was written */
   hint: ClozePart[] | null
 }
 
-/** A deletion's opening: a number from 1 to 9999 (`{{c10000::` is text). */
-const OPENING = /\{\{c([1-9][0-9]{0,3})::/y
+/** A deletion's opening: numbers from 1 to 9999, separated by commas (`{{c10000::` and `{{c1,,2::` are text). */
+const OPENING = /\{\{c([1-9][0-9]{0,3}(?:,[1-9][0-9]{0,3})*)::/y
+
+function listOf (numbers: readonly number[]): string {
+  return numbers.join(',')
+}
 
 interface Open { deletion: ClozeDeletion, parent: ClozePart[] }
 
@@ -66,7 +78,7 @@ export function parseCloze (text: string): ClozePart[] {
       const opening = OPENING.exec(text)
       if (opening !== null) {
         takeText()
-        const deletion: ClozeDeletion = { number: Number(opening[1]), answer: [], hint: null }
+        const deletion: ClozeDeletion = { numbers: (opening[1] as string).split(',').map(Number), answer: [], hint: null }
         open.push({ deletion, parent: partsNow() })
         index += opening[0].length
         textFrom = index
@@ -96,7 +108,7 @@ export function parseCloze (text: string): ClozePart[] {
   while (open.length > 0) {
     const unclosed = open.pop() as Open
     const { deletion, parent } = unclosed
-    append(parent, `{{c${deletion.number}::`)
+    append(parent, `{{c${listOf(deletion.numbers)}::`)
     appendAll(parent, deletion.answer)
     if (deletion.hint !== null) {
       append(parent, '::')
@@ -113,7 +125,7 @@ export function clozeSource (parts: readonly ClozePart[]): string {
     if (typeof part === 'string') {
       text += part
     } else {
-      text += `{{c${part.number}::${clozeSource(part.answer)}`
+      text += `{{c${listOf(part.numbers)}::${clozeSource(part.answer)}`
       if (part.hint !== null) text += `::${clozeSource(part.hint)}`
       text += '}}'
     }
@@ -127,7 +139,7 @@ export function clozeNumbers (parts: readonly ClozePart[]): number[] {
   const collect = (list: readonly ClozePart[]): void => {
     for (const part of list) {
       if (typeof part === 'string') continue
-      numbers.add(part.number)
+      for (const number of part.numbers) numbers.add(number)
       collect(part.answer)
       if (part.hint !== null) collect(part.hint)
     }
@@ -136,17 +148,24 @@ export function clozeNumbers (parts: readonly ClozePart[]): number[] {
   return [...numbers].sort((a, b) => a - b)
 }
 
-/** The text with the deletions of `number` taken out: their answers stay as text, their hints go. */
+/**
+ * The text with `number` taken out of its deletions: a deletion of that number
+ * alone goes (its answer stays as text, its hint goes), a deletion of several
+ * numbers stays for the others (`{{c1,2::Paris}}` without 2 is `{{c1::Paris}}`).
+ */
 export function withoutDeletion (parts: readonly ClozePart[], number: number): ClozePart[] {
   const result: ClozePart[] = []
   for (const part of parts) {
     if (typeof part === 'string') {
       append(result, part)
-    } else if (part.number === number) {
+      continue
+    }
+    const numbers = part.numbers.filter((other) => other !== number)
+    if (numbers.length === 0) {
       appendAll(result, withoutDeletion(part.answer, number))
     } else {
       result.push({
-        number: part.number,
+        numbers,
         answer: withoutDeletion(part.answer, number),
         hint: part.hint === null ? null : withoutDeletion(part.hint, number)
       })
@@ -163,16 +182,17 @@ export interface ClozeMarkup {
 }
 
 /**
- * One side of the card of `number`. The question shows each of its deletions
- * as `[...]` (or `[hint]`) between the marks, the other deletions filled in;
- * the answer shows its deletions' answers between the marks.
+ * One side of the card of `number`, whose deletions are those whose numbers
+ * hold `number`. The question shows each of its deletions as `[...]` (or
+ * `[hint]`) between the marks, the other deletions filled in; the answer
+ * shows its deletions' answers between the marks.
  */
 export function clozeSide (parts: readonly ClozePart[], number: number, side: 'front' | 'back', markup: ClozeMarkup): string {
   let written = ''
   for (const part of parts) {
     if (typeof part === 'string') {
       written += markup.text(part)
-    } else if (part.number !== number) {
+    } else if (!part.numbers.includes(number)) {
       written += clozeSide(part.answer, number, side, markup)
     } else if (side === 'back') {
       written += markup.open + clozeSide(part.answer, number, side, markup) + markup.close

@@ -30,7 +30,7 @@ export const CardBack = Type.String({ maxLength: MAX_CARD_TEXT })
 export const ClozeText = Type.String({
   minLength: 1,
   maxLength: MAX_CARD_TEXT,
-  description: 'a cloze note in Anki\'s syntax, {{c1::answer}} or {{c1::answer::hint}}: one card per number'
+  description: 'a cloze note in Anki\'s syntax, {{c1::answer}} or {{c1::answer::hint}}, a deletion of several cards as {{c1,2::answer}}: one card per number'
 })
 
 /**

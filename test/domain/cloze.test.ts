@@ -34,10 +34,50 @@ test('the question hides its own deletions as [...] or [hint] and fills in the o
   t.same(sides('a }} b {{c1::x}}', 1), ['a }} b <[...]>', 'a }} b <x>'], 'a closing outside a deletion is text')
 })
 
+test('a deletion may name several cards: {{c1,2::…}} is asked on card 1 and on card 2', async (t) => {
+  t.strictSame(parseCloze('{{c1,2::Paris}} is the capital of {{c3::France}}'), [
+    { numbers: [1, 2], answer: ['Paris'], hint: null }, ' is the capital of ', { numbers: [3], answer: ['France'], hint: null }
+  ])
+  t.strictSame(parseCloze('{{c1,2::Paris::city}}'), [{ numbers: [1, 2], answer: ['Paris'], hint: ['city'] }], 'with a hint')
+  t.strictSame(parseCloze('{{c3,1,3::x}}'), [{ numbers: [3, 1, 3], answer: ['x'], hint: null }], 'the numbers as written, so that the text reads back')
+  t.strictSame(parseCloze('{{c1,2::a {{c2,3::b::h}} c}}'), [
+    { numbers: [1, 2], answer: ['a ', { numbers: [2, 3], answer: ['b'], hint: ['h'] }, ' c'], hint: null }
+  ], 'nested')
+  t.same(clozeNumbers(parseCloze('{{c1,2::Paris}} is the capital of {{c3::France}}')), [1, 2, 3])
+  t.same(clozeNumbers(parseCloze('{{c5,2,5::a}} {{c2::b}} {{c1::c {{c9999,7::d}}}}')), [1, 2, 5, 7, 9999], 'each number once, in increasing order')
+  for (const text of ['{{c1,x::a}}', '{{c1,,2::a}}', '{{c,1::a}}', '{{c1,::a}}', '{{c1,0::a}}', '{{c1,10000::a}}', '{{c1,02::a}}', '{{c1 ,2::a}}', '{{c1;2::a}}']) {
+    t.strictSame(parseCloze(text), [text], `a list with a member that is no number from 1 to 9999 is text: ${text}`)
+  }
+  t.strictSame(parseCloze('{{c1::a {{c1,x::b}} c}}'), [{ numbers: [1], answer: ['a {{c1,x'], hint: ['b'] }, ' c}}'],
+    'a bad list inside a deletion is its text, whose :: starts the hint, as in Anki')
+})
+
+test('the cards of a deletion of several numbers: each asks for it, the others show its answer', async (t) => {
+  const text = '{{c1,2::Paris}} is the capital of {{c3::France}}'
+  t.same(sides(text, 1), ['<[...]> is the capital of France', '<Paris> is the capital of France'])
+  t.same(sides(text, 2), ['<[...]> is the capital of France', '<Paris> is the capital of France'])
+  t.same(sides(text, 3), ['Paris is the capital of <[...]>', 'Paris is the capital of <France>'])
+  t.same(sides('{{c1,2::Paris::city}} and {{c2::Lyon}}', 2), ['<[city]> and <[...]>', '<Paris> and <Lyon>'], 'a hint; both deletions of card 2')
+  t.same(sides('{{c1,2::a {{c2,3::b}} c}}', 3), ['a <[...]> c', 'a <b> c'], 'nested: card 3 asks for the inner one only')
+  t.same(sides('{{c1,2::a {{c2,3::b}} c}}', 2), ['<[...]>', '<a <b> c>'], 'card 2 asks for the outer one, which hides the inner')
+  t.same(clozeSides(text, '', 'text', 2), {
+    front: '<span class="cloze">[...]</span> is the capital of France', back: '<span class="cloze">Paris</span> is the capital of France', media: []
+  })
+})
+
+test('a number taken out of a deletion of several numbers leaves it for the others', async (t) => {
+  const text = '{{c1,2::Paris::city}} is the capital of {{c3::France}}, {{c2,2::twice}} {{c3,1::in {{c2,4::nest}}}}'
+  t.equal(clozeSource(withoutDeletion(parseCloze(text), 2)), '{{c1::Paris::city}} is the capital of {{c3::France}}, twice {{c3,1::in {{c4::nest}}}}')
+  t.equal(clozeSource(withoutDeletion(parseCloze(text), 1)), '{{c2::Paris::city}} is the capital of {{c3::France}}, {{c2,2::twice}} {{c3::in {{c2,4::nest}}}}')
+  t.equal(clozeSource(withoutDeletion(parseCloze(text), 3)), '{{c1,2::Paris::city}} is the capital of France, {{c2,2::twice}} {{c1::in {{c2,4::nest}}}}')
+})
+
 test('reading keeps the text as written, whatever it holds', async (t) => {
-  const texts = ['{{c1::a}}', '{{c1::a::b::c}}', '{{c1::{{c2::x}}}}}}', '{{c1::unclosed {{c2::closed}}', '}}{{c3::', '::{{c1::::}}', '{{c12::a}}{{c0::b}}']
+  const texts = ['{{c1::a}}', '{{c1::a::b::c}}', '{{c1::{{c2::x}}}}}}', '{{c1::unclosed {{c2::closed}}', '}}{{c3::', '::{{c1::::}}', '{{c12::a}}{{c0::b}}',
+    '{{c2,1,2::a::h}}', '{{c1,2::unclosed {{c3,4::closed}}', '{{c1,x::a}}{{c1,::b}}']
   for (const text of texts) t.equal(clozeSource(parseCloze(text)), text, JSON.stringify(text))
-  const pieces = fc.constantFrom('{{c', '{{c1::', '{{c2::', '{{c10::', '::', '}}', '}', '{', 'c1', ':', 'a', ' ', '<b>', '</b>')
+  const pieces = fc.constantFrom('{{c', '{{c1::', '{{c2::', '{{c10::', '{{c1,2::', '{{c3,1,3::', '{{c1,', '{{c1,x::', '{{c1,,2::', ',2::', ',',
+    '::', '}}', '}', '{', 'c1', ':', 'a', ' ', '<b>', '</b>')
   fc.assert(fc.property(fc.array(pieces, { maxLength: 30 }), (parts) => {
     const text = parts.join('')
     return clozeSource(parseCloze(text)) === text

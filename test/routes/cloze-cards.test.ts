@@ -239,3 +239,48 @@ test('a card that an edit adds is among today\'s new cards, even once the new-ca
   const today = await call('get-today-cards')
   t.match(today.Geography.Capitals.cards[edited.added[0]], { review_status: '0.0' }, 'the new card is there')
 })
+
+test('a deletion of several cards, {{c1,2::…}}: a card for each number, kept with their schedules through edits and deletes', async (t) => {
+  const { call, flashcard, cards, stored, usage, later } = await setUp(t)
+  const { flashcardID, cardIDs } = await flashcard([{ cloze: '{{c1,2::Paris}} is the capital of {{c3::France}}' }])
+  t.equal(cardIDs.length, 3, 'cards 1, 2 and 3')
+  const [c1, c2, c3] = cardIDs as [string, string, string]
+  const made = await cards(flashcardID)
+  t.strictSame(made.map((card) => [card.clozeNumber, card.frontHtml, card.backHtml]), [
+    ['1', '<span class="cloze">[...]</span> is the capital of France', '<span class="cloze">Paris</span> is the capital of France'],
+    ['2', '<span class="cloze">[...]</span> is the capital of France', '<span class="cloze">Paris</span> is the capital of France'],
+    ['3', 'Paris is the capital of <span class="cloze">[...]</span>', 'Paris is the capital of <span class="cloze">France</span>']
+  ], 'cards 1 and 2 both ask for Paris')
+
+  later(60_000)
+  await call('review-card', { flashcardID, cardID: c2, rating: 'good' })
+  const reviewed = await stored(c2)
+  later(60_000)
+  const edited = await call('edit-card', { flashcardID, cardID: c3, cloze: '{{c1,2::Paris::city}} is the capital of {{c3::France}}.' })
+  t.strictSame([edited.kept, edited.added, edited.removed], [[c1, c2, c3], [], []], 'the edit keeps all three cards')
+  const storedSecond = await stored(c2)
+  for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lapses', 'lastReview', 'learningSteps', 'lastReviewID']) {
+    t.same(storedSecond?.[field], reviewed?.[field], `card 2's ${field} as the review left it`)
+  }
+  t.not((await cards(flashcardID))[1]?.review_status, '0.0', 'card 2 is still a reviewed card')
+  t.equal((await cards(flashcardID))[1]?.frontHtml, '<span class="cloze">[city]</span> is the capital of France.', 'and shows the new text')
+
+  await call('delete-card', { flashcardID, cardID: c1 })
+  const left = await cards(flashcardID)
+  t.strictSame(left.map((card) => card.cardID), [c2, c3])
+  t.equal(left[0]?.front, '{{c2::Paris::city}} is the capital of {{c3::France}}.', 'card 1 taken out of the list, the deletion stays for card 2')
+  t.equal(left[0]?.frontHtml, '<span class="cloze">[city]</span> is the capital of France.')
+  t.same((await stored(c2))?.reps, reviewed?.reps, 'card 2 keeps its schedule')
+  t.equal(await usage(), 2)
+})
+
+test('sides kept from the rendering before {{c1,2::…}} was read are rendered again when read', async (t) => {
+  const { flashcard, cards, app } = await setUp(t)
+  const { flashcardID, cardIDs } = await flashcard([{ cloze: '{{c1,2::Paris}} is the capital of {{c3::France}}' }])
+  // what a card imported from Anki kept before: the list was text to the service's reader
+  const kept = '{{c1,2::Paris}} is the capital of France'
+  await databaseOf(app).collection('cards').updateOne({ _id: cardIDs[1] as never }, { $set: { html: { front: kept, back: kept, version: 1 } } })
+  const [, second] = await cards(flashcardID)
+  t.equal(second?.frontHtml, '<span class="cloze">[...]</span> is the capital of France', 'card 2 asks for Paris')
+  t.equal(second?.backHtml, '<span class="cloze">Paris</span> is the capital of France')
+})

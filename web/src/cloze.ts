@@ -1,19 +1,23 @@
-// Cloze deletions in Anki's syntax ({{c1::answer}}, {{c1::answer::hint}}), as the card
-// editor needs them: the next number to give, and each card's sides for the preview.
-// The service renders the sides that are studied when the note is saved
-// (src/domain/cloze.ts); the preview reads the text by the same rules (deletions
-// nest, the first :: starts the hint, anything unclosed is text), so it shows what
-// the service will, short of its sanitizer, which the page's allowlist stands in for.
+// Cloze deletions in Anki's syntax ({{c1::answer}}, {{c1::answer::hint}}, {{c1,2::answer}}),
+// as the card editor needs them: the next number to give, and each card's sides for the
+// preview. The service renders the sides that are studied when the note is saved
+// (src/domain/cloze.ts); the preview reads the text by the same rules (a deletion names
+// one number or several, each 1 to 9999, separated by commas; deletions nest, the first
+// :: starts the hint, anything else is text), so it shows what the service will, short of
+// its sanitizer, which the page's allowlist stands in for. The page bundles nothing of
+// src/, so the rules are written twice: test/domain/cloze-page.test.ts checks that both
+// read texts alike.
 
 export type ClozePart = string | ClozeDeletion
 
 export interface ClozeDeletion {
-  number: number
+  /** as written: in their order, a repeated one repeated */
+  numbers: number[]
   answer: ClozePart[]
   hint: ClozePart[] | null
 }
 
-const OPENING = /\{\{c([1-9][0-9]{0,3})::/y
+const OPENING = /\{\{c([1-9][0-9]{0,3}(?:,[1-9][0-9]{0,3})*)::/y
 
 function appendText (parts: ClozePart[], text: string): void {
   if (text === '') return
@@ -46,7 +50,7 @@ export function parseCloze (text: string): ClozePart[] {
     const innermost = open.at(-1)
     if (opening !== null) {
       takeText()
-      const deletion: ClozeDeletion = { number: Number(opening[1]), answer: [], hint: null }
+      const deletion: ClozeDeletion = { numbers: (opening[1] as string).split(',').map(Number), answer: [], hint: null }
       open.push({ deletion, parent: partsNow() })
       index += opening[0].length
     } else if (innermost !== undefined && innermost.deletion.hint === null && text.startsWith('::', index)) {
@@ -68,7 +72,7 @@ export function parseCloze (text: string): ClozePart[] {
   // a deletion never closed is text as written
   for (let unclosed = open.pop(); unclosed !== undefined; unclosed = open.pop()) {
     const { deletion, parent } = unclosed
-    appendText(parent, `{{c${deletion.number}::`)
+    appendText(parent, `{{c${deletion.numbers.join(',')}::`)
     appendAll(parent, deletion.answer)
     if (deletion.hint !== null) {
       appendText(parent, '::')
@@ -84,7 +88,7 @@ export function clozeNumbers (text: string): number[] {
   const collect = (parts: readonly ClozePart[]): void => {
     for (const part of parts) {
       if (typeof part === 'string') continue
-      numbers.add(part.number)
+      for (const number of part.numbers) numbers.add(number)
       collect(part.answer)
       if (part.hint !== null) collect(part.hint)
     }
@@ -99,17 +103,17 @@ export function nextClozeNumber (text: string): number {
 }
 
 /**
- * One side of the card of `number`, as HTML: the question shows its deletions as [...]
- * or [hint] in <span class="cloze">, the others filled in; the answer shows its
- * deletions' answers in <span class="cloze">. `text` writes the note's own text
- * (escaped for a plain text note, as it is for an html one).
+ * One side of the card of `number`, as HTML, whose deletions are those whose numbers hold
+ * `number`: the question shows its deletions as [...] or [hint] in <span class="cloze">,
+ * the others filled in; the answer shows its deletions' answers in <span class="cloze">.
+ * `text` writes the note's own text (escaped for a plain text note, as it is for an html one).
  */
 export function clozeSideHtml (parts: readonly ClozePart[], number: number, side: 'front' | 'back', text: (source: string) => string): string {
   let written = ''
   for (const part of parts) {
     if (typeof part === 'string') {
       written += text(part)
-    } else if (part.number !== number) {
+    } else if (!part.numbers.includes(number)) {
       written += clozeSideHtml(part.answer, number, side, text)
     } else if (side === 'back') {
       written += `<span class="cloze">${clozeSideHtml(part.answer, number, side, text)}</span>`
