@@ -265,7 +265,7 @@ export async function migrate (unguarded: Db, log: (message: string) => void, op
     if (Date.now() >= giveUpAt) {
       throw new Error(`migrations: waited ${Math.round(waitMs / 1000)} s for ${held.host}, which has held the migration lock since ${held.since.toISOString()}` +
         `${held.step === undefined ? '' : ` and runs step ${held.step}`}; this instance does not start on data a migration is changing.\n` +
-        'Start it again once that run has finished (its log says "migration ... done" for each step), or give it longer to wait.')
+        'Start it again once that run has finished (its log says "migration ... done" for each step), or give it longer to wait (MIGRATION_WAIT_SECONDS).')
     }
     await sleep(Math.min(1000, leaseMs / 3))
   }
