@@ -1,9 +1,12 @@
 import { MongoClient, type Db } from 'mongodb'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { MIGRATIONS, migrate, type MigrationStep } from '../../src/repositories/migrations.js'
 import { TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
+import { stopped } from '../helpers/service-process.js'
 
 /** A short lease, so that a holder's death is seen within the test. */
 const LEASE_MS = 600
@@ -93,6 +96,32 @@ test('a holder that stopped renewing is taken over once its lease runs out, and 
   t.same(await recordedSteps(db as Db), [{ _id: 'first', number: 1 }, { _id: 'cut-off', number: 2 }, { _id: 'last', number: 3 }])
   t.match(logged.join('\n'), /waits for host-a \(pid 1\), which holds the lock since .* \(step 2 cut-off\)[^]*host-a \(pid 1\) no longer holds the lock, with steps left/)
   t.equal(await migrations.countDocuments({ _id: 'lock' }), 0, 'the lock is given back')
+})
+
+test('an instance killed in the middle of a step is taken over by one waiting for it, which runs the steps left', async (t) => {
+  const { url, instances: [db] } = await instancesOn(t, 1)
+  const killed = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'helpers', 'migrating-process.ts'), url, String(LEASE_MS)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { killed.kill('SIGKILL') })
+  await within(new Promise<void>((resolve) => {
+    let output = ''
+    killed.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('step 2 started')) resolve()
+    })
+  }), 30_000, 'the other process\'s step 2')
+
+  const runs = new Map<string, number>()
+  const logged: string[] = []
+  const waiting = migrate(db as Db, (message) => logged.push(message), { steps: countingSteps(['first', 'cut-off', 'last'], runs), leaseMs: LEASE_MS, waitMs: 30_000 })
+  // several leases while the other process lives: it renews, so nothing is taken from it
+  await sleep(4 * LEASE_MS)
+  t.same(Object.fromEntries(runs), {}, 'nothing run while the holder lives')
+  killed.kill('SIGKILL')
+  await stopped(killed)
+  await waiting
+  t.same(Object.fromEntries(runs), { 'cut-off': 1, last: 1 }, 'the cut-off step again whole, then the rest')
+  t.same(await recordedSteps(db as Db), [{ _id: 'first', number: 1 }, { _id: 'cut-off', number: 2 }, { _id: 'last', number: 3 }])
+  t.match(logged.join('\n'), /waits for .*\(step 2 cut-off\)[^]*no longer holds the lock, with steps left/)
 })
 
 test('an instance whose run fails midway gives the lock back, and the next one runs the steps left', async (t) => {
