@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomUUID } from 'node:crypto'
-import database, { type DatabaseTimeouts } from './plugins/database.js'
+import database, { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './plugins/database.js'
 import type { DatabaseProcessState } from './db/embedded.js'
 import { DEFAULT_QUOTAS, type Quotas } from './domain/quotas.js'
 import auth, { requireAuthentication } from './plugins/auth.js'
@@ -106,6 +106,7 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000'
 /** The whole service as one plugin tree, not yet listening. */
 export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits }
+  const databaseTimeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...config.databaseTimeouts }
   const app = Fastify({
     ...(config.loggerInstance !== undefined ? { loggerInstance: config.loggerInstance } : { logger: config.logger ?? false }),
     genReqId: () => randomUUID(),
@@ -114,7 +115,8 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     connectionTimeout: 30_000,
     ...connectionServerOptions(connectionLimits),
     keepAliveTimeout: 5_000,
-    pluginTimeout: 60_000,
+    // the database plugin may wait for the database to come up, and then for another instance's migrations
+    pluginTimeout: 60_000 + databaseTimeouts.startupMs + databaseTimeouts.migrationWaitMs,
     return503OnClosing: true,
     frameworkErrors,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: true, useDefaults: true, allErrors: false } }

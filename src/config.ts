@@ -75,6 +75,12 @@ export const ConfigSchema = Type.Object({
     default: 15,
     description: 'an import of an Anki package its instance has not renewed for this long is taken over by another instance (or by this one once restarted): finished if it was being kept, cleaned away otherwise'
   }),
+  MIGRATION_WAIT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 300,
+    description: 'start-up waits this long for the migrations another instance is running on the same database, then fails (its process manager starts it again)'
+  }),
   METRICS_TOKEN: Type.Optional(Type.String({
     minLength: 32,
     description: 'bearer token that GET /metrics (Prometheus text format) asks for (at least 32 characters); without it, or with METRICS_PORT set, /metrics is not served on PORT'
@@ -126,7 +132,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value
   }
   // Convert would truncate "80.5" to 80; an integer setting must be written as one
-  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'UPLOAD_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS', 'METRICS_PORT'] as const) {
+  for (const name of ['PORT', 'DATABASE_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'UPLOAD_TIMEOUT_MS', 'MAX_CONNECTIONS_PER_ADDRESS', 'MEDIA_GRACE_SECONDS', 'MEDIA_URL_LIFETIME_SECONDS', 'MEDIA_SWEEP_SECONDS', 'IMPORT_LEASE_SECONDS', 'MIGRATION_WAIT_SECONDS', 'METRICS_PORT'] as const) {
     const value = raw[name]
     if (typeof value === 'string' && !/^[0-9]+$/.test(value)) {
       throw new ConfigError(`invalid configuration:\n  ${name}: ${ConfigSchema.properties[name].description ?? ''} (expected a whole number; got ${JSON.stringify(value)})`)

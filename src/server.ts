@@ -42,7 +42,7 @@ async function main (): Promise<void> {
   const app = await buildApp({
     mongodbUrl: runtime.mongodbUrl,
     jwtSecret: runtime.jwtSecret,
-    databaseTimeouts: { socketMs: config.DATABASE_TIMEOUT_MS },
+    databaseTimeouts: { socketMs: config.DATABASE_TIMEOUT_MS, migrationWaitMs: config.MIGRATION_WAIT_SECONDS * 1000 },
     databaseProcess: runtime.databaseProcess,
     loggerInstance: logger,
     corsOrigins: config.CORS_ORIGINS.split(',').filter((origin) => origin !== ''),

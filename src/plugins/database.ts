@@ -6,7 +6,7 @@ import type { DatabaseProcessState } from '../db/embedded.js'
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './errors.js'
 import { timedDatabase } from '../db/timed-calls.js'
 import { ensureIndexes } from '../repositories/indexes.js'
-import { migrate } from '../repositories/migrations.js'
+import { DEFAULT_MIGRATION_OPTIONS, migrate } from '../repositories/migrations.js'
 import { repositoriesOf, repositoryCaches, type RepositoryCaches, type Repositories } from '../repositories/index.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'
 
@@ -61,6 +61,8 @@ export interface DatabaseTimeouts {
   startupMs: number
   /** a transaction that meets write conflicts is tried again until this long has passed */
   conflictRetryMs: number
+  /** start-up waits this long for another instance's run of the migrations to finish, then fails */
+  migrationWaitMs: number
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
@@ -71,7 +73,8 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   socketMs: 10_000,
   readinessMs: 1000,
   startupMs: 30_000,
-  conflictRetryMs: 10_000
+  conflictRetryMs: 10_000,
+  migrationWaitMs: DEFAULT_MIGRATION_OPTIONS.waitMs
 }
 
 const DEFAULT_DATABASE = 'flashcards'
@@ -247,7 +250,7 @@ export default fp<DatabaseOptions>(async function database (app, options) {
   try {
     await checkTransactions(db)
     await ensureIndexes(db)
-    await migrate(db, (message) => app.log.info(message))
+    await migrate(db, (message) => app.log.info(message), { waitMs: timeouts.migrationWaitMs })
   } catch (error) {
     // the app never becomes ready, so its onClose hooks would not run
     await stopWatching()
