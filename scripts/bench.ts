@@ -62,7 +62,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
-import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, seedImport, type ImportFigures } from './bench/anki-import.js'
+import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, seedImport, timeAnkiOwnImport, type AnkiOwnImport, type ImportFigures } from './bench/anki-import.js'
 import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
@@ -703,7 +703,7 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   }]
 }
 
-type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number }) | string
+type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number, anki?: AnkiOwnImport }) | string
 
 /**
  * import-anki of the generated collection through HTTP, on a database of its own, with other users
@@ -726,12 +726,15 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     progress(`  the package: ${(seeded.packageBytes / 1024 / 1024).toFixed(1)} MiB (its collection ${(seeded.collectionBytes / 1024 / 1024).toFixed(0)} MiB), ${seeded.revlog.toLocaleString('en')} review rows, written in ${(seeded.generateMs / 1000).toFixed(1)} s`)
     await app.close()
     if (MONGODB_URL === undefined) await database.close()
+    // Anki's own import of the same package first, alone on the machine, as the yardstick
+    const anki = largest ? undefined : await timeAnkiOwnImport(packagePath)
+    if (anki !== undefined) progress(typeof anki === 'string' ? `  Anki's own import: not measured (${anki})` : `  Anki's own import (PyPI anki, in-process): ${anki.seconds.toFixed(1)} s, ${anki.notes.toLocaleString('en')} notes, ${anki.revlog.toLocaleString('en')} review rows`)
     const service = await startMeasuredService(dataDir, name, 'service for the import')
     const measured = await measureImport(service.origin, service.pid, packagePath, progress)
     await service.stop()
     progress(`  imported in ${(measured.totalMs / 1000).toFixed(1)} s (upload ${(measured.uploadMs / 1000).toFixed(1)} s), service memory at most ${(measured.peakRss / 1024 / 1024).toFixed(0)} MiB; ` +
       `others' get-today-cards p99 ${p99(measured.peersDuring).toFixed(1)} ms during it (${measured.peersDuring.length} requests), ${p99(measured.peersAlone).toFixed(1)} ms without`)
-    return { ...measured, ...seeded }
+    return { ...measured, ...seeded, anki }
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error)
     progress(`  FAILED: ${failure}`)
@@ -789,6 +792,22 @@ function importRows (figures: ImportRun): ResultRow[] {
     p90: `(median ${median(figures.peersDuring).toFixed(1)} ms)`,
     bar: '< 100 ms',
     met: during < 100 ? 'yes' : 'no'
+  }, ...ankiOwnImportRows(figures)]
+}
+
+/** Anki's own import of the same package beside the service's: the issue's aim is at most twice Anki's time. */
+function ankiOwnImportRows (figures: Exclude<ImportRun, string>): ResultRow[] {
+  const { anki } = figures
+  const label = 'Anki\'s own import of the same package into an empty collection (PyPI anki, in-process, learning progress kept)'
+  if (anki === undefined) return []
+  if (typeof anki === 'string') return [{ operation: `${label}: not measured (${anki.slice(0, 200)})`, median: '', p90: '', bar: '', met: '' }]
+  const ratio = figures.totalMs / 1000 / anki.seconds
+  return [{
+    operation: `${label} (${anki.notes.toLocaleString('en')} notes, ${anki.revlog.toLocaleString('en')} review rows); the service's import above took ${ratio.toFixed(1)} times as long`,
+    median: `${anki.seconds.toFixed(1)} s`,
+    p90: '',
+    bar: 'service <= 2x',
+    met: ratio <= 2 ? 'yes' : 'no'
   }]
 }
 

@@ -2,9 +2,13 @@
 // through HTTP against the service as `npm start` runs it, and what it does to everyone else
 // meanwhile: two other users opening their cards 20 times a second each, and the resident memory of
 // the service (its import worker included) sampled throughout.
+import { spawnSync } from 'node:child_process'
 import { openAsBlob } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { ANKI_PYTHON, ensureAnkiVenv } from '../anki-venv.js'
 import { writeAnkiPackage } from './anki-package.js'
 import { post } from './load.js'
 import { login, peersUntil, register, seedPeers } from './peers.js'
@@ -20,6 +24,7 @@ export const IMPORT_REVLOG = 1_000_000
  * the 1 GiB a package may be as sent.
  */
 export const LARGEST = { cards: 200_000, revlog: 2_000_000, sideCharacters: 1300, media: 45, mediaBytes: 20 * 1024 * 1024 - 4096 }
+const SCRIPTS = join(import.meta.dirname, '..', 'anki-fixtures')
 const PASSWORD = 'bench-import-password'
 const IMPORTER = 'bench-import@example.com'
 const PEERS = ['bench-import-peer-1@example.com', 'bench-import-peer-2@example.com']
@@ -83,4 +88,28 @@ export async function measureImport (origin: string, servicePid: number, package
   if (status.state !== 'done') throw new Error(`the import failed: ${JSON.stringify(status)}`)
   const peersAlone = await peersUntil(origin, peers, new Promise((resolve) => setTimeout(resolve, Math.min(totalMs, 20_000))))
   return { totalMs, uploadMs, peakRss, peersDuring, peersAlone, status }
+}
+
+/** What Anki's own import of the package did (scripts/anki-fixtures/time_import.py), or why it did not run. */
+export type AnkiOwnImport = { seconds: number, notes: number, cards: number, revlog: number } | string
+
+/**
+ * Anki's own import of the same package into a new, empty collection, in-process with PyPI `anki`
+ * (the environment of scripts/anki-venv.ts, made here if missing), as File > Import does it with
+ * learning progress kept: the yardstick the service's import is set beside.
+ */
+export async function timeAnkiOwnImport (packagePath: string): Promise<AnkiOwnImport> {
+  try {
+    ensureAnkiVenv()
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'flashcard-bench-anki-'))
+  try {
+    const result = spawnSync(ANKI_PYTHON, [join(SCRIPTS, 'time_import.py'), packagePath, folder], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
+    if (result.status !== 0) return `Anki's import failed: ${(result.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`
+    return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as AnkiOwnImport
+  } finally {
+    await rm(folder, { recursive: true, force: true })
+  }
 }
