@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /** When the process counts as overloaded, and what a client turned away is told. */
 export interface LoadShedding {
-  /** mean event-loop delay (ms) over a sample above which requests are turned away */
+  /** mean event-loop delay (ms) over a sample above which requests are turned away (a loop blocked for a whole sample counts as past any limit); 0: never */
   maxEventLoopDelayMs: number
   /** share of a sample the event loop was busy (0-1) above which requests are turned away; 0: never */
   maxEventLoopUtilization: number
