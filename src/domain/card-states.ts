@@ -12,7 +12,7 @@
  * looks at, and the windows of a queue read hold its cards only.
  */
 import { userDay, type UserCalendar } from './calendar.js'
-import { CardState } from './scheduling.js'
+import { CardState, type CardSchedule } from './scheduling.js'
 
 /** out of the queues until unsuspended */
 export const SUSPENDED = 'suspended'
@@ -60,6 +60,60 @@ export function queueKeyAfterSchedule (current: QueueKey, state: CardState): Que
 /** Until when a card buried at `now` stays buried: the start of the user's next day, in their calendar. */
 export function buriedUntilAt (now: Date, calendar: UserCalendar): Date {
   return userDay(now, calendar).end
+}
+
+/**
+ * Which siblings of a card (the other cards of its note) answering it buries until the user's next
+ * day, as Anki's deck options "bury new siblings", "bury review siblings" and "bury interday
+ * learning siblings" do (siblingsToBury below).
+ */
+export interface SiblingBurying {
+  buryNewSiblings: boolean
+  buryReviewSiblings: boolean
+  buryInterdayLearningSiblings: boolean
+}
+
+/** What choosing the siblings to bury reads of a card. */
+export type SiblingCard = Pick<CardSchedule, 'state' | 'due' | 'lastReview'> & { isNew: QueueKey }
+
+/**
+ * Which kind of card a sibling is for burying, as Anki's queues say it: new, review, interday
+ * learning (a learning or relearning step that ends on a later day of the user's than the answer
+ * it came from: Anki's "day learning" queue), or intraday learning, which is never buried.
+ */
+function buryKindOf (card: Pick<CardSchedule, 'state' | 'due' | 'lastReview'>, calendar: UserCalendar): 'new' | 'review' | 'interday' | 'intraday' {
+  if (card.state === CardState.New) return 'new'
+  if (card.state === CardState.Review) return 'review'
+  // a learning card with no answer known: its step unknown, it is kept on it
+  if (card.lastReview === null) return 'intraday'
+  return card.due.getTime() >= userDay(card.lastReview, calendar).end.getTime() ? 'interday' : 'intraday'
+}
+
+/**
+ * The siblings (the other cards of its note) that answering a card buries, by their indexes in
+ * `siblings`, as Anki's v3 scheduler chooses them (rslib scheduler/bury_and_suspend.rs): new ones
+ * with buryNewSiblings, review ones with buryReviewSiblings, interday learning ones with
+ * buryInterdayLearningSiblings; never one suspended or buried already, nor one on an intraday
+ * learning step. As in Anki, a sibling of a queue studied before the answered card's is left
+ * alone: answering a new card buries no review or learning sibling (those come first in the
+ * day's cards, and one due would be held back a day by a card introduced after it), and answering
+ * a review card no interday learning sibling. `answered` is the card as it was before the answer.
+ */
+export function siblingsToBury (answered: Pick<CardSchedule, 'state' | 'due' | 'lastReview'>, siblings: readonly SiblingCard[],
+  burying: SiblingBurying, calendar: UserCalendar): number[] {
+  const answeredKind = buryKindOf(answered, calendar)
+  const buries = {
+    new: burying.buryNewSiblings,
+    review: burying.buryReviewSiblings && answeredKind !== 'new',
+    interday: burying.buryInterdayLearningSiblings && (answeredKind === 'interday' || answeredKind === 'intraday'),
+    intraday: false
+  }
+  const chosen: number[] = []
+  for (const [index, sibling] of siblings.entries()) {
+    if (isOutOfQueues(sibling.isNew)) continue
+    if (buries[buryKindOf(sibling, calendar)]) chosen.push(index)
+  }
+  return chosen
 }
 
 /** Anki's flags, by number: 0 is none. A flag is a label: it changes nothing of the schedule. */

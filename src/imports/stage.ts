@@ -11,6 +11,7 @@ import { openAnkiPackage, type OpenedPackage } from '../anki/package-file.js'
 import { answersIn, cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
 import type { AnkiCard, AnkiDeck } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
+import type { SiblingBurying } from '../domain/card-states.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
@@ -475,15 +476,17 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki: buried here too, until tomorrow`)
   if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes imported before ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
 
-  // the preset most cards use: its parameters and desired retention become the user's
+  // the preset most cards use: its parameters, desired retention and sibling burying become the user's
   let parameters: number[] | undefined
   let desiredRetention: number | undefined
+  let siblingBurying: SiblingBurying | undefined
   if (job.withScheduling && presetUses.size > 0) {
     const uses = presetUses
     const main = [...uses].sort((a, b) => b[1] - a[1])[0]
     const preset = header.deckConfigs.find((config) => config.id === main?.[0])
     parameters = presetParameters(preset)
     if (preset !== undefined && preset.desiredRetention > 0 && preset.desiredRetention < 1) desiredRetention = preset.desiredRetention
+    siblingBurying = preset?.siblingBurying
   }
 
   const plan: ImportPlan = {
@@ -496,6 +499,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     calendar: { timezone: calendar.timezone, dayStartHour: calendar.dayStartHour },
     ...(parameters === undefined ? {} : { parameters }),
     ...(desiredRetention === undefined ? {} : { desiredRetention }),
+    ...(siblingBurying === undefined ? {} : { siblingBurying }),
     ...(firstNew === undefined ? {} : { firstNew }),
     ...(firstDue === undefined ? {} : { firstDue }),
     ...(buriedUntil === undefined ? {} : { buriedUntil }),

@@ -49,7 +49,10 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   suspended?: boolean
   /** while buried, the start of the user's day it comes back on; absent when not buried */
   buriedUntil?: Date
-  /** buried as a sibling in Anki (queue -2), as an Anki import brought it, for an export to write back; absent for a burial by the user */
+  /**
+   * buried as a sibling (Anki's queue -2): by the answer to another card of its note (review-card),
+   * or as an Anki import brought it; an export writes it back as one. Absent for a burial by the user
+   */
   buriedAsSibling?: boolean
   /** Anki's flag, 1-7; absent for none */
   flag?: number
@@ -99,6 +102,10 @@ const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
 
 /** A card buried until `buriedUntil`, with what putting it back in its queue needs. */
 export type BuriedCard = Pick<CardDocument, '_id' | 'state' | 'due' | 'createdOrder' | 'buriedUntil'>
+
+/** What choosing a card's siblings to bury reads of each (domain/card-states.ts, siblingsToBury). */
+export type SiblingOfCard = Pick<CardDocument, '_id' | 'isNew' | 'state' | 'due' | 'lastReview'>
+const SIBLING_PROJECTION = { _id: 1, isNew: 1, state: 1, due: 1, lastReview: 1 } as const
 
 /** How many cards a flashcard holds, and of them how many are due before the day's end and how many are new (in their queues). */
 export interface FlashcardCounts { cards: number, due: number, new: number }
@@ -550,6 +557,61 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } },
         { returnDocument: 'after', session }
       )
+    },
+
+    /**
+     * The other cards of a card's note: those of its cloze note (index user_note) and those
+     * imported from its Anki note, of the same guid (index user_anki_note), each once. Two
+     * queries rather than one $or, which would make the embedded database scan the collection;
+     * the card itself is left out here, as a filter on _id makes that database weigh the _id
+     * index and read far more than the note's cards.
+     */
+    async siblingsOf (card: Pick<CardDocument, '_id' | 'userID' | 'noteID' | 'ankiGuid'>): Promise<SiblingOfCard[]> {
+      const { userID } = card
+      const read = (filter: { noteID: string } | { ankiGuid: string }) => cards.find({ userID, ...filter }, { projection: SIBLING_PROJECTION, session }).toArray()
+      const [ofNote, ofAnkiNote] = await Promise.all([
+        card.noteID === undefined ? [] : read({ noteID: card.noteID }),
+        card.ankiGuid === undefined ? [] : read({ ankiGuid: card.ankiGuid })
+      ])
+      const siblings = new Map<string, SiblingOfCard>()
+      for (const sibling of [...ofNote, ...ofAnkiNote]) if (sibling._id !== card._id) siblings.set(sibling._id, sibling)
+      return [...siblings.values()]
+    },
+
+    /**
+     * Buries cards as siblings of a card answered (Anki's queue -2), until `until`, each only while
+     * it is still in a queue; how many were.
+     */
+    async burySiblings (userID: string, cardIDs: readonly string[], until: Date): Promise<number> {
+      if (cardIDs.length === 0) return 0
+      const result = await cards.updateMany(
+        { _id: { $in: [...cardIDs] }, userID, isNew: { $in: [true, false] } },
+        { $set: { isNew: BURIED, buriedUntil: until, buriedAsSibling: true } },
+        inSession
+      )
+      return result.modifiedCount
+    },
+
+    /**
+     * Ends the burials an answer gave its siblings (undo): of these cards, those still buried as
+     * siblings until `until` lose that burial; the ones it kept out of the queues go back in the
+     * queue their schedule says (one suspended since stays out). Those put back, with their place.
+     */
+    async unburySiblings (userID: string, cardIDs: readonly string[], until: Date): Promise<BuriedCard[]> {
+      if (cardIDs.length === 0) return []
+      const still = await cards.find({ _id: { $in: [...cardIDs] }, userID, buriedAsSibling: true, buriedUntil: until },
+        { projection: { _id: 1, isNew: 1, state: 1, due: 1, createdOrder: 1, buriedUntil: 1 }, session }).toArray()
+      if (still.length === 0) return []
+      await cards.bulkWrite(still.map((card) => ({
+        updateOne: {
+          filter: { _id: card._id, userID, isNew: card.isNew, buriedUntil: until },
+          update: {
+            ...(card.isNew === BURIED ? { $set: { isNew: card.state === CardState.New } } : {}),
+            $unset: { buriedUntil: '', buriedAsSibling: '' }
+          }
+        }
+      })), { ordered: false, session })
+      return still.filter((card) => card.isNew === BURIED).map(({ _id, state, due, createdOrder, buriedUntil }) => ({ _id, state, due, createdOrder, ...(buriedUntil === undefined ? {} : { buriedUntil }) }))
     },
 
     /** The user's buried cards (those also suspended are out under suspension, not here). Index user_queue, the prefix {userID, isNew: 'buried'}. */

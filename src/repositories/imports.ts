@@ -1,5 +1,6 @@
 import type { ClientSession, Db, ObjectId } from 'mongodb'
 import type { LocalDay, UserCalendar } from '../domain/calendar.js'
+import type { SiblingBurying } from '../domain/card-states.js'
 
 /**
  * Where an import of an Anki package stands: `uploading` while its package arrives (it holds one of
@@ -50,6 +51,8 @@ export interface ImportPlan {
   /** the FSRS parameters and desired retention of the collection's main preset, adopted by the user */
   parameters?: number[]
   desiredRetention?: number
+  /** which siblings that preset buries, adopted by the user (absent in plans staged before it was kept) */
+  siblingBurying?: SiblingBurying
   firstNew?: { due: Date, createdOrder: number }
   firstDue?: Date
   /** when the cards buried in Anki come back (the learner's next day) */

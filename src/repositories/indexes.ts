@@ -21,7 +21,11 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { userID: 1, createdOrder: 1, _id: 1 }, name: 'user_order' },
     // whether a card still shows a media file (the clean-up of media, services/media.ts); only cards
     // that show media are in it, so that the others cost it nothing
-    { key: { userID: 1, media: 1 }, name: 'user_media', partialFilterExpression: { media: { $exists: true } } }
+    { key: { userID: 1, media: 1 }, name: 'user_media', partialFilterExpression: { media: { $exists: true } } },
+    // the other cards of a card's note, which answering it may bury (cards.siblingsOf): a cloze note's, and an Anki
+    // note's by its guid; only cards of such notes are in them, so that the others cost them nothing
+    { key: { userID: 1, noteID: 1 }, name: 'user_note', partialFilterExpression: { noteID: { $exists: true } } },
+    { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } }
   ],
   reviews: [
     // a retried review (same reviewID) can only ever be stored once

@@ -43,6 +43,8 @@ export interface ReviewDocument {
   /** the account's review count once this one was recorded: orders reviews of one instant */
   seq: number
   answer: StoredReviewAnswer
+  /** the siblings this answer buried (services/study.ts), and until when: what undo puts back; absent when it buried none */
+  buriedSiblings?: { cardIDs: string[], until: Date }
   /**
    * set on reviews an Anki import wrote one by one, before imports kept each card's history in one
    * document (review-histories.ts): history, never taken back by undo

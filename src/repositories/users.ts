@@ -1,6 +1,7 @@
 import type { ClientSession, Db } from 'mongodb'
 import { normaliseEmail, type UserSettings } from '../domain/accounts.js'
 import type { LocalDay } from '../domain/calendar.js'
+import type { SiblingBurying } from '../domain/card-states.js'
 import type { QueueStart, QueueStarts } from '../domain/queues.js'
 import type { Quotas, Usage } from '../domain/quotas.js'
 import type { FitReport } from '../domain/schedule-fit.js'
@@ -263,9 +264,13 @@ export function usersRepository (db: Db, session?: ClientSession) {
       return users.findOneAndUpdate({ ...live(userID) }, { $set: { scheduleFit: report, ...(adopted === undefined ? {} : { fsrsParameters: adopted }) } }, after)
     },
 
-    /** Adopts the FSRS parameters and desired retention an Anki collection's preset carries (an import). */
-    async adoptImportedSchedule (userID: string, parameters: number[] | undefined, desiredRetention: number | undefined): Promise<void> {
-      const set = { ...(parameters === undefined ? {} : { fsrsParameters: parameters }), ...(desiredRetention === undefined ? {} : { desiredRetention }) }
+    /** Adopts the FSRS parameters, desired retention and sibling burying an Anki collection's preset carries (an import). */
+    async adoptImportedSchedule (userID: string, parameters: number[] | undefined, desiredRetention: number | undefined, siblingBurying?: SiblingBurying): Promise<void> {
+      const set = {
+        ...(parameters === undefined ? {} : { fsrsParameters: parameters }),
+        ...(desiredRetention === undefined ? {} : { desiredRetention }),
+        ...siblingBurying
+      }
       if (Object.keys(set).length > 0) await users.updateOne({ ...live(userID) }, { $set: set }, inSession)
     },
 

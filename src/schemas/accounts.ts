@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { LINK_TOKEN_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/limits.js'
-import { JwtToken } from './common.js'
+import { JwtToken, StringEnum } from './common.js'
 import { NAME_PATTERN } from '../domain/names.js'
 
 export const EMAIL_PATTERN = '^\\s*[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+\\s*$'
@@ -34,6 +34,8 @@ export const Session = Type.Object({
 
 export const TokenBody = Type.Object({ jwtToken: JwtToken })
 
+const BooleanText = (description: string) => StringEnum(['true', 'false'] as const, { description })
+
 export const UserProfile = Type.Object({
   userID: Type.String(),
   email: Type.String(),
@@ -43,6 +45,9 @@ export const UserProfile = Type.Object({
   newCardsPerDay: Type.String(),
   reviewsPerDay: Type.String(),
   desiredRetention: Type.String(),
+  buryNewSiblings: BooleanText('answering a card buries its new siblings (the other cards of its note) until the user\'s next day'),
+  buryReviewSiblings: BooleanText('answering a card buries its review siblings until the user\'s next day'),
+  buryInterdayLearningSiblings: BooleanText('answering a card buries its siblings on a learning step of a day or more until the user\'s next day'),
   total_xp: Type.String(),
   createdAt: Type.String({ description: 'ISO-8601 UTC instant' })
 })
@@ -62,7 +67,10 @@ export const UpdateSettingsBody = Type.Object({
     minimum: MIN_DESIRED_RETENTION,
     maximum: MAX_DESIRED_RETENTION,
     description: `FSRS desired retention, ${MIN_DESIRED_RETENTION.toFixed(2)}-${MAX_DESIRED_RETENTION}, at most two decimals`
-  }))
+  })),
+  buryNewSiblings: Type.Optional(Type.Boolean({ description: 'answering a card buries its new siblings until the next day' })),
+  buryReviewSiblings: Type.Optional(Type.Boolean({ description: 'answering a card buries its review siblings until the next day' })),
+  buryInterdayLearningSiblings: Type.Optional(Type.Boolean({ description: 'answering a card buries its interday learning siblings until the next day' }))
 }, { additionalProperties: false })
 export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>
 

@@ -1,5 +1,5 @@
 import { canonicalTimezone, isTimezone } from '../domain/calendar.js'
-import { DEFAULT_SETTINGS, KNOWN_ADDRESSES, knownAddress, normaliseEmail, type UserSettings } from '../domain/accounts.js'
+import { DEFAULT_SETTINGS, KNOWN_ADDRESSES, knownAddress, normaliseEmail, siblingBuryingOf, type UserSettings } from '../domain/accounts.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyAgainstNothing, verifyPassword } from '../domain/passwords.js'
 import { emptyQueues } from '../domain/queues.js'
@@ -11,7 +11,10 @@ import type { AccountDeletionService } from './account-deletion.js'
 const WRONG_CREDENTIALS = 'wrong email or password'
 const WRONG_PASSWORD = 'wrong password: send the account\'s current password'
 
-export const SETTINGS = ['displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention'] as const
+export const SETTINGS = [
+  'displayName', 'timezone', 'dayStartHour', 'newCardsPerDay', 'reviewsPerDay', 'desiredRetention',
+  'buryNewSiblings', 'buryReviewSiblings', 'buryInterdayLearningSiblings'
+] as const
 
 /** The settings a request changes, checked beyond what the schema can say. */
 export function settingsChanges (body: Partial<UserSettings>): Partial<UserSettings> {
@@ -39,6 +42,8 @@ export function settingsChanges (body: Partial<UserSettings>): Partial<UserSetti
 }
 
 export function profileOf (user: UserDocument) {
+  const burying = siblingBuryingOf(user)
+  const text = (value: boolean) => value ? 'true' as const : 'false' as const
   return {
     userID: user._id,
     email: user.email,
@@ -48,6 +53,9 @@ export function profileOf (user: UserDocument) {
     newCardsPerDay: String(user.newCardsPerDay),
     reviewsPerDay: String(user.reviewsPerDay),
     desiredRetention: user.desiredRetention.toFixed(2),
+    buryNewSiblings: text(burying.buryNewSiblings),
+    buryReviewSiblings: text(burying.buryReviewSiblings),
+    buryInterdayLearningSiblings: text(burying.buryInterdayLearningSiblings),
     total_xp: String(user.totalXp),
     createdAt: user.createdAt.toISOString()
   }

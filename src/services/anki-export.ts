@@ -3,6 +3,7 @@ import { setImmediate as othersTurn } from 'node:timers/promises'
 import yazl from 'yazl'
 import { loadSqlEngine } from '../anki/sql-engine.js'
 import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
+import { siblingBuryingOf } from '../domain/accounts.js'
 import { dayOf } from '../domain/calendar.js'
 import {
   ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow,
@@ -107,7 +108,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         id: user.createdAt.getTime(),
         name: PRESET_NAME,
         desiredRetention: user.desiredRetention,
-        fsrsParameters: user.fsrsParameters
+        fsrsParameters: user.fsrsParameters,
+        siblingBurying: siblingBuryingOf(user)
       })
       try {
         const deckIds = new Map<string, number>()

@@ -253,7 +253,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       await addToUsageWithinQuotas(context, repositories.users, userID, { nodes, cards: plan.cards, mediaBytes })
       await repositories.activity.recordImported(userID, plan.activity)
       await countTodaysAnswers(repositories, userID, plan, now)
-      await repositories.users.adoptImportedSchedule(userID, plan.parameters, plan.desiredRetention)
+      await repositories.users.adoptImportedSchedule(userID, plan.parameters, plan.desiredRetention, plan.siblingBurying)
       if (plan.firstNew !== undefined) await repositories.users.queueNewCards(userID, plan.firstNew)
       if (plan.firstDue !== undefined) await repositories.users.queueDueCards(userID, plan.firstDue)
       if (plan.buriedUntil !== undefined) await repositories.users.noteBurial(userID, plan.buriedUntil)

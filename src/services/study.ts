@@ -1,8 +1,10 @@
 import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
-import { intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating, type SchedulingOptions } from '../domain/scheduling.js'
-import type { CardDocument } from '../repositories/cards.js'
+import { CardState, intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating, type SchedulingOptions } from '../domain/scheduling.js'
+import type { CardDocument, SiblingOfCard } from '../repositories/cards.js'
+import { siblingBuryingOf } from '../domain/accounts.js'
+import { buriedUntilAt, siblingsToBury } from '../domain/card-states.js'
 import { ReviewIDTakenError } from '../repositories/reviews.js'
 import type { ReviewAnswer } from '../schemas/study.js'
 import type { UserDocument } from '../repositories/users.js'
@@ -88,6 +90,13 @@ export function studyService (context: ServiceContext) {
             xp_gained: String(XP_PER_REVIEW),
             total_xp: String(account.totalXp)
           }
+          // the siblings this answer buries: chosen from the card as it was, written once its schedule is
+          const burying = siblingBuryingOf(user)
+          const siblings = burying.buryNewSiblings || burying.buryReviewSiblings || burying.buryInterdayLearningSiblings
+            ? await cards.siblingsOf(card)
+            : []
+          const buried = siblingsToBury(before, siblings, burying, user).map((index) => (siblings[index] as SiblingOfCard)._id)
+          const buriedUntil = buriedUntilAt(now, user)
           await reviews.insert({
             _id: newId(),
             userID: user._id,
@@ -102,10 +111,16 @@ export function studyService (context: ServiceContext) {
             after,
             xp: XP_PER_REVIEW,
             seq: account.reviewCount ?? 0,
-            answer
+            answer,
+            ...(buried.length === 0 ? {} : { buriedSiblings: { cardIDs: buried, until: buriedUntil } })
           })
           // read in this transaction: a concurrent review of the card is a write conflict, not a miss
           if (!await cards.applyReview(card, after, reviewID)) throw new Error(`card ${cardID} changed inside its review's transaction`)
+          if (buried.length > 0) {
+            // taken out of the queues, so no queue start moves; the account learns when they come back
+            if (await cards.burySiblings(user._id, buried, buriedUntil) !== buried.length) throw new Error(`a sibling of card ${cardID} changed inside its review's transaction`)
+            await users.noteBurial(user._id, buriedUntil)
+          }
           return answer
         })
       } catch (error) {
@@ -146,6 +161,11 @@ export function studyService (context: ServiceContext) {
         await activity.unrecord(user._id, review.day, review.xp)
         // reviews of a version that did not number them came before every goal that counts from its creation
         await goals.forgetReview(user._id, { seq: review.seq ?? 0, day: review.day, xp: review.xp })
+        // the siblings this answer buried and that are buried so still come back (those unburied or suspended since are left as they are)
+        if (review.buriedSiblings !== undefined) {
+          const returned = await cards.unburySiblings(user._id, review.buriedSiblings.cardIDs, review.buriedSiblings.until)
+          await users.placeCards(user._id, returned.map((sibling) => ({ isNew: sibling.state === CardState.New, due: sibling.due, createdOrder: sibling.createdOrder })))
+        }
         const restored = card === null ? undefined : { isNew: isNewCard(review.before), due: review.before.due, createdOrder: card.createdOrder }
         return { review, card, totalXp: await users.unrecordReview(user._id, review, restored) }
       })

@@ -32,6 +32,9 @@ test('update-settings', async (t) => {
       [{ desiredRetention: 0.85 }, { desiredRetention: '0.85' }],
       [{ desiredRetention: '0.7' }, { desiredRetention: '0.70' }],
       [{ desiredRetention: 0.99 }, { desiredRetention: '0.99' }],
+      [{ buryNewSiblings: false }, { buryNewSiblings: 'false', buryReviewSiblings: 'true', buryInterdayLearningSiblings: 'false' }],
+      [{ buryReviewSiblings: false, buryInterdayLearningSiblings: true }, { buryNewSiblings: 'false', buryReviewSiblings: 'false', buryInterdayLearningSiblings: 'true' }],
+      [{ buryNewSiblings: true, buryInterdayLearningSiblings: false }, { buryNewSiblings: 'true', buryReviewSiblings: 'false', buryInterdayLearningSiblings: 'false' }],
       [{ displayName: 'Ana', timezone: 'Asia/Tokyo', dayStartHour: 6, newCardsPerDay: 15, reviewsPerDay: 150, desiredRetention: 0.9 },
         { displayName: 'Ana', timezone: 'Asia/Tokyo', dayStartHour: '6', newCardsPerDay: '15', reviewsPerDay: '150', desiredRetention: '0.90' }]
     ]
@@ -43,6 +46,16 @@ test('update-settings', async (t) => {
     }
     const stored = await databaseOf(app).collection('users').findOne({ _id: user.userID as never })
     t.match(stored, { dayStartHour: 6, newCardsPerDay: 15, reviewsPerDay: 150, desiredRetention: 0.9 }, 'numbers are stored as numbers')
+    t.match(stored, { buryNewSiblings: true, buryReviewSiblings: false, buryInterdayLearningSiblings: false }, 'and booleans as booleans')
+  })
+
+  await t.test('a new account buries new and review siblings, not interday learning ones; one made before the settings reads so too', async (t) => {
+    const user = await registerUser(app)
+    const defaults = { buryNewSiblings: 'true', buryReviewSiblings: 'true', buryInterdayLearningSiblings: 'false' }
+    t.match((await post(app, 'get-user', { jwtToken: user.jwtToken })).json(), defaults)
+    t.match(await databaseOf(app).collection('users').findOne({ _id: user.userID as never }), { buryNewSiblings: true, buryReviewSiblings: true, buryInterdayLearningSiblings: false })
+    await databaseOf(app).collection('users').updateOne({ _id: user.userID as never }, { $unset: { buryNewSiblings: '', buryReviewSiblings: '', buryInterdayLearningSiblings: '' } })
+    t.match((await post(app, 'get-user', { jwtToken: user.jwtToken })).json(), defaults)
   })
 
   await t.test('malformed settings give 400 and change nothing', async (t) => {
@@ -69,6 +82,9 @@ test('update-settings', async (t) => {
       [{ desiredRetention: 1 }, /desiredRetention/],
       [{ desiredRetention: 0.855 }, /two decimals/],
       [{ desiredRetention: 'high' }, /desiredRetention/],
+      [{ buryNewSiblings: 'maybe' }, /buryNewSiblings/],
+      [{ buryReviewSiblings: [true] }, /buryReviewSiblings/],
+      [{ buryInterdayLearningSiblings: { on: true } }, /buryInterdayLearningSiblings/],
       // one bad field spoils the request: the good ones are not applied either
       [{ displayName: 'Changed', dayStartHour: 30 }, /dayStartHour/]
     ]

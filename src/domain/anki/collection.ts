@@ -2,6 +2,7 @@
 // keeps decks, deck options and note types as JSON in the `col` row; schema 15 and later keep them
 // in tables of their own, as protobuf blobs (rslib/src/storage/). The caller hands in the opened
 // database (an SqlSource), so that this module does no I/O of its own.
+import type { SiblingBurying } from '../card-states.js'
 import { AnkiImportError } from './errors.js'
 import { decodeDeckConfig, decodeDeckKind, decodeNotetypeConfig, decodeTemplateConfig } from './protobuf.js'
 
@@ -33,6 +34,8 @@ export interface AnkiDeckConfig {
   /** reviews before this day (YYYY-MM-DD, UTC) are ignored by FSRS; empty if none */
   ignoreRevlogsBeforeDate: string
   maximumInterval: number
+  /** which siblings answering a card buries: "bury new siblings", "bury review siblings", "bury interday learning siblings" */
+  siblingBurying: SiblingBurying
 }
 
 export interface AnkiField { ord: number, name: string }
@@ -457,7 +460,8 @@ function deckConfigsFromTable (source: SqlSource): AnkiDeckConfig[] {
       desiredRetention: retentionOr(inner.desiredRetention, 0.9),
       historicalRetention: retentionOr(inner.historicalRetention, 0.9),
       ignoreRevlogsBeforeDate: inner.ignoreRevlogsBeforeDate,
-      maximumInterval: inner.maximumReviewInterval
+      maximumInterval: inner.maximumReviewInterval,
+      siblingBurying: { buryNewSiblings: inner.buryNew, buryReviewSiblings: inner.buryReviews, buryInterdayLearningSiblings: inner.buryInterdayLearning }
     }
   })
 }
@@ -466,6 +470,7 @@ function deckConfigsFromJson (configs: Record<string, unknown>): AnkiDeckConfig[
   return Object.values(configs).map((value) => {
     const config = value as Record<string, unknown>
     const review = (config.rev ?? {}) as Record<string, unknown>
+    const fresh = (config.new ?? {}) as Record<string, unknown>
     return {
       id: Number(config.id),
       name: String(config.name),
@@ -473,7 +478,9 @@ function deckConfigsFromJson (configs: Record<string, unknown>): AnkiDeckConfig[
       desiredRetention: retentionOr(optionalNumber(config.desiredRetention), 0.9),
       historicalRetention: retentionOr(optionalNumber(config.sm2Retention), 0.9),
       ignoreRevlogsBeforeDate: typeof config.ignoreRevlogsBeforeDate === 'string' ? config.ignoreRevlogsBeforeDate : '',
-      maximumInterval: optionalNumber(review.maxIvl) ?? 36500
+      maximumInterval: optionalNumber(review.maxIvl) ?? 36500,
+      // Anki's legacy schema: new.bury, rev.bury and buryInterdayLearning, false when absent
+      siblingBurying: { buryNewSiblings: fresh.bury === true, buryReviewSiblings: review.bury === true, buryInterdayLearningSiblings: config.buryInterdayLearning === true }
     }
   })
 }

@@ -35,6 +35,9 @@ const root = protobuf.Root.fromJSON({
         maximumReviewInterval: { type: 'uint32', id: 16 },
         desiredRetention: { type: 'float', id: 37 },
         historicalRetention: { type: 'float', id: 40 },
+        buryNew: { type: 'bool', id: 27 },
+        buryReviews: { type: 'bool', id: 28 },
+        buryInterdayLearning: { type: 'bool', id: 29 },
         ignoreRevlogsBeforeDate: { type: 'string', id: 46 }
       }
     },
@@ -73,6 +76,9 @@ export const decodeDeckConfig = decoder<{
   maximumReviewInterval: number
   desiredRetention: number
   historicalRetention: number
+  buryNew: boolean
+  buryReviews: boolean
+  buryInterdayLearning: boolean
   ignoreRevlogsBeforeDate: string
 }>('DeckConfigConfig')
 export const decodeNotetypeConfig = decoder<{ kind: number, sortFieldIdx: number, css: string }>('NotetypeConfig')

@@ -5,6 +5,7 @@
 // (collection.ts) reads the same file back. The SQL engine (sql.js) is handed in: no I/O here.
 import { createHash } from 'node:crypto'
 import type { Database, SqlJsStatic } from 'sql.js'
+import type { SiblingBurying } from '../card-states.js'
 
 /** When the collection's days begin, as Anki keeps it (see days.ts for how it counts them). */
 export interface CollectionTiming {
@@ -168,10 +169,12 @@ export interface LearnerPreset {
   desiredRetention: number
   /** FSRS-6's 21 parameters (Anki's `fsrsParams6`); absent, Anki's FSRS runs on its defaults */
   fsrsParameters?: readonly number[]
+  /** which siblings answering a card buries (Anki's new.bury, rev.bury, buryInterdayLearning); absent: none */
+  siblingBurying?: SiblingBurying
 }
 
 /** A deck options preset: Anki's defaults, with a name and the desired retention and FSRS parameters given. */
-function presetJson (id: number, name: string, modified: number, desiredRetention: number, fsrsParameters?: readonly number[]): Record<string, unknown> {
+function presetJson (id: number, name: string, modified: number, desiredRetention: number, fsrsParameters?: readonly number[], burying?: SiblingBurying): Record<string, unknown> {
   return {
     id,
     mod: modified,
@@ -181,8 +184,8 @@ function presetJson (id: number, name: string, modified: number, desiredRetentio
     autoplay: true,
     timer: 0,
     replayq: true,
-    new: { bury: false, delays: [1.0, 10.0], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
-    rev: { bury: false, ease4: 1.3, ivlFct: 1.0, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
+    new: { bury: burying?.buryNewSiblings === true, delays: [1.0, 10.0], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
+    rev: { bury: burying?.buryReviewSiblings === true, ease4: 1.3, ivlFct: 1.0, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
     lapse: { delays: [10.0], leechAction: 1, leechFails: 8, minInt: 1, mult: 0.0 },
     dyn: false,
     newMix: 0,
@@ -191,7 +194,7 @@ function presetJson (id: number, name: string, modified: number, desiredRetentio
     reviewOrder: 0,
     newSortOrder: 0,
     newGatherPriority: 0,
-    buryInterdayLearning: false,
+    buryInterdayLearning: burying?.buryInterdayLearningSiblings === true,
     fsrsWeights: [],
     ...(fsrsParameters === undefined ? {} : { fsrsParams6: [...fsrsParameters] }),
     desiredRetention,
@@ -203,7 +206,7 @@ function presetJson (id: number, name: string, modified: number, desiredRetentio
 /** The presets: Anki's Default, and the learner's when there is one. */
 function deckOptions (modified: number, learner?: LearnerPreset): Record<string, unknown> {
   const options: Record<string, unknown> = { 1: presetJson(1, 'Default', modified, 0.9) }
-  if (learner !== undefined) options[learner.id] = presetJson(learner.id, learner.name, modified, learner.desiredRetention, learner.fsrsParameters)
+  if (learner !== undefined) options[learner.id] = presetJson(learner.id, learner.name, modified, learner.desiredRetention, learner.fsrsParameters, learner.siblingBurying)
   return options
 }
 
