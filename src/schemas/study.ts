@@ -45,7 +45,8 @@ export const ReviewAnswer = Type.Object({
   last_review: Type.String({ description: 'DD/MM/YYYY in the user\'s calendar' }),
   due: Type.String({ description: 'ISO-8601 UTC instant' }),
   xp_gained: Type.String(),
-  total_xp: Type.String()
+  total_xp: Type.String(),
+  buriedSiblings: Type.Optional(Type.Array(Type.String(), { description: 'the cards of the same note this answer buried until the user\'s next day (the sibling settings); absent when none' }))
 })
 export type ReviewAnswer = Static<typeof ReviewAnswer>
 

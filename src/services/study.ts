@@ -82,14 +82,6 @@ export function studyService (context: ServiceContext) {
           const account = await users.recordReview(user._id, { ...reviewDay, wasNew, xp: XP_PER_REVIEW, placed: { isNew: false, due: after.due, createdOrder: card.createdOrder } })
           if (account === null) throw invalidToken()
           await activity.record(user._id, reviewDay.day, XP_PER_REVIEW)
-          const answer: ReviewAnswer = {
-            cardID,
-            review_status: reviewStatus(after),
-            last_review: displayDayOf(now, user),
-            due: after.due.toISOString(),
-            xp_gained: String(XP_PER_REVIEW),
-            total_xp: String(account.totalXp)
-          }
           // the siblings this answer buries: chosen from the card as it was, written once its schedule is
           const burying = siblingBuryingOf(user)
           const siblings = burying.buryNewSiblings || burying.buryReviewSiblings || burying.buryInterdayLearningSiblings
@@ -97,6 +89,16 @@ export function studyService (context: ServiceContext) {
             : []
           const buried = siblingsToBury(before, siblings, burying, user).map((index) => (siblings[index] as SiblingOfCard)._id)
           const buriedUntil = buriedUntilAt(now, user)
+          const answer: ReviewAnswer = {
+            cardID,
+            review_status: reviewStatus(after),
+            last_review: displayDayOf(now, user),
+            due: after.due.toISOString(),
+            xp_gained: String(XP_PER_REVIEW),
+            total_xp: String(account.totalXp),
+            // a client holding today's cards drops these, as the service's queue has
+            ...(buried.length === 0 ? {} : { buriedSiblings: buried })
+          }
           await reviews.insert({
             _id: newId(),
             userID: user._id,

@@ -52,7 +52,8 @@ test('answering a card of a cloze note buries its new siblings until the user\'s
     const me = study(app, user)
     const note = await clozeDeck(app, user, 'Capitals')
     t.strictSame(await me.today(), new Set([note.first, note.second, note.third, note.other]))
-    await me.review(note.flashcardID, note.first)
+    const answer = await me.review(note.flashcardID, note.first) as { buriedSiblings?: string[] }
+    t.strictSame(new Set(answer.buriedSiblings), new Set([note.second, note.third]), 'the answer names the siblings it buried, for a client holding them to drop')
     t.strictSame(await me.today(), new Set([note.first, note.other]), 'the answered card (learning, due in minutes) and the other note\'s card')
     t.strictSame(await me.queue(), new Set([note.first, note.other]))
     for (const cardID of [note.second, note.third]) {
@@ -75,7 +76,8 @@ test('answering a card of a cloze note buries its new siblings until the user\'s
     const me = study(app, user)
     t.match(await me.settings({ buryNewSiblings: false }), { buryNewSiblings: 'false' })
     const note = await clozeDeck(app, user, 'Capitals')
-    await me.review(note.flashcardID, note.first)
+    const answer = await me.review(note.flashcardID, note.first) as Record<string, unknown>
+    t.notOk('buriedSiblings' in answer, 'an answer that buried none names none')
     t.strictSame(await me.today(), new Set([note.first, note.second, note.third, note.other]))
     t.equal((await stored(app, note.second))?.isNew, true)
   })

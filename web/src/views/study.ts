@@ -411,6 +411,9 @@ export const showStudy: Screen = (container, { session }) => {
         sitting.answers.push({ card, xpGained: Number(review.xp_gained) })
         sitting.totalXp = review.total_xp
         sitting.undoable = true
+        // the siblings this answer buried are out of today's cards: not shown next, as Anki keeps them apart
+        const buried = new Set(review.buriedSiblings ?? [])
+        if (buried.size > 0) sitting.queue = sitting.queue.filter((queued) => !buried.has(queued.cardID))
         const dueAt = Date.parse(review.due)
         if (dueAt - Date.now() <= LEARN_AHEAD_MS) {
           sitting.queue.push(showAgain(card, dueAt, stateOf(review.review_status)))
