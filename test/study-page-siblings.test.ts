@@ -3,7 +3,7 @@
 // cards it holds too, or the learner meets the cards of one note back to back anyway.
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
-import { click, openStudyPage, withoutChromium } from './helpers/study-page.js'
+import { click, goTo, openStudyPage, withoutChromium } from './helpers/study-page.js'
 
 const BROWSER_TEST = { skip: withoutChromium, timeout: 180_000 }
 
@@ -34,5 +34,35 @@ test('after a card of a cloze note is answered, the next card shown is of anothe
     return /2 answers/.test(text) ? text : false
   })).jsonValue() as string
   t.match(status, /^2 cards left/, 'two cards left: the two answered, due again in minutes; not the buried siblings')
+  t.same(study.consoleErrors, [], 'no console errors')
+})
+
+test('Settings: with "Bury new siblings" unticked, the next card after the note\'s first is its second', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  await expectOk(app, 'create-folder', { jwtToken: token, path: ['Spanish'] }, 201)
+  const deck = await expectOk<{ flashcardID: string }>(app, 'create-flashcard', {
+    jwtToken: token,
+    folder: ['Spanish'],
+    flashcardName: 'Capitals',
+    cards: [{ cloze: '{{c1::Madrid}} is the capital of {{c2::España}}' }, { front: 'Car', back: 'Auto' }]
+  }, 201)
+
+  await goTo(page, 'settings')
+  await page.waitForSelector('#bury-new-siblings')
+  t.same(await page.$$eval('.sibling-settings input', (boxes) => boxes.map((box) => (box as HTMLInputElement).checked)), [true, true, false], 'the settings as the account has them')
+  await click(page, '#bury-new-siblings')
+  await click(page, '#settings-form button[type="submit"]')
+  await page.waitForFunction(() => document.querySelector('#notice-message')?.textContent === 'Settings saved.')
+  const user = await expectOk<{ buryNewSiblings: string, buryReviewSiblings: string }>(app, 'get-user', { jwtToken: token })
+  t.same([user.buryNewSiblings, user.buryReviewSiblings], ['false', 'true'], 'saved: new siblings no longer buried, review siblings still')
+
+  await page.goto(`${study.base}/#/study/deck/${deck.flashcardID}`, { waitUntil: 'load' })
+  const front = async (): Promise<string> => await (await page.waitForFunction(() => document.querySelector('#study-card #card-front')?.textContent ?? false)).jsonValue() as string
+  t.match(await front(), /\[\.\.\.\] is the capital of España/)
+  await click(page, '#show-answer')
+  await click(page, '.rating[data-rating="good"]')
+  await page.waitForFunction(() => !(document.querySelector('#study-card #card-front')?.textContent ?? '').startsWith('[...]'))
+  t.match(await front(), /Madrid is the capital of \[\.\.\.\]/, 'the sibling comes next')
   t.same(study.consoleErrors, [], 'no console errors')
 })

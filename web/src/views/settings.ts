@@ -39,6 +39,11 @@ function settingsForm (profile: Profile): HTMLFormElement {
   const newCardsPerDay = el('input', { type: 'number', min: 0, max: 9999, step: 1, required: true, value: profile.newCardsPerDay })
   const reviewsPerDay = el('input', { type: 'number', min: 0, max: 99999, step: 1, required: true, value: profile.reviewsPerDay })
   const desiredRetention = el('input', { type: 'number', id: 'desired-retention', min: 0.7, max: 0.99, step: 0.01, required: true, value: profile.desiredRetention })
+  // Anki's three sibling options: the other cards of a note answered wait for the next day
+  const bury = (id: string, on: string) => el('input', { type: 'checkbox', id, checked: on === 'true' })
+  const buryNewSiblings = bury('bury-new-siblings', profile.buryNewSiblings)
+  const buryReviewSiblings = bury('bury-review-siblings', profile.buryReviewSiblings)
+  const buryInterdayLearningSiblings = bury('bury-interday-learning-siblings', profile.buryInterdayLearningSiblings)
 
   return actionForm({ class: 'panel stacked-form settings-form', id: 'settings-form', 'aria-labelledby': 'settings-heading' }, [
     el('h2', { id: 'settings-heading' }, ['Study settings']),
@@ -51,6 +56,13 @@ function settingsForm (profile: Profile): HTMLFormElement {
       field('Reviews a day', reviewsPerDay)
     ]),
     field('Desired retention', desiredRetention, 'The share of cards you aim to remember when they come back, 0.70 to 0.99. Higher means more reviews: "Your memory model" below says how many.'),
+    el('fieldset', { class: 'plain-fieldset sibling-settings', 'aria-describedby': 'sibling-settings-hint' }, [
+      el('legend', {}, ['Cards of one note']),
+      el('p', { class: 'hint', id: 'sibling-settings-hint' }, ['When you answer a card, the other cards of its note (a cloze note\'s, or an Anki note\'s reverse) wait until the next day, as in Anki:']),
+      el('label', { class: 'check-row' }, [buryNewSiblings, ' Bury new siblings']),
+      el('label', { class: 'check-row' }, [buryReviewSiblings, ' Bury review siblings']),
+      el('label', { class: 'check-row' }, [buryInterdayLearningSiblings, ' Bury interday learning siblings'])
+    ]),
     submitButton('Save settings', true)
   ], async () => {
     const change: SettingsChange = {
@@ -59,7 +71,10 @@ function settingsForm (profile: Profile): HTMLFormElement {
       dayStartHour: Number(dayStartHour.value),
       newCardsPerDay: Number(newCardsPerDay.value),
       reviewsPerDay: Number(reviewsPerDay.value),
-      desiredRetention: Number(desiredRetention.value)
+      desiredRetention: Number(desiredRetention.value),
+      buryNewSiblings: buryNewSiblings.checked,
+      buryReviewSiblings: buryReviewSiblings.checked,
+      buryInterdayLearningSiblings: buryInterdayLearningSiblings.checked
     }
     const saved = await callApi('update-settings', change)
     desiredRetention.value = saved.desiredRetention
