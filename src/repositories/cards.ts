@@ -1,4 +1,4 @@
-import type { ClientSession, Db, Filter } from 'mongodb'
+import type { ClientSession, Db, Filter, UpdateFilter } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
 import { comesBefore, placeOf, type CardPlace, type CreationBounds } from '../domain/card-pages.js'
@@ -353,6 +353,38 @@ async function readInKeyOrder<Card> (read: KeyWindowRead<Card>, after: { key: nu
   return found
 }
 
+/** A card's new standing: its queue key, whether it is suspended, until when it is buried (null: not) and whether as a sibling. */
+export interface StandingChange { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }
+
+/** What a change of standing reads of a card. */
+export type StandingCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'createdOrder' | 'isNew' | 'suspended' | 'buriedUntil' | 'buriedAsSibling' | 'flag'>
+
+/** A change of one card's standing, or of its flag. */
+export type CardChange = { cardID: string, flashcardID: string } & ({ standing: StandingChange } | { flag: number })
+
+/** The update that gives a card a standing: what is not set is unset. */
+function standingUpdate (standing: StandingChange): UpdateFilter<CardDocument> {
+  const unset = {
+    ...(standing.suspended ? {} : { suspended: '' as const }),
+    ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}),
+    ...(standing.buriedAsSibling ? {} : { buriedAsSibling: '' as const })
+  }
+  return {
+    $set: {
+      isNew: standing.isNew,
+      ...(standing.suspended ? { suspended: true } : {}),
+      ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }),
+      ...(standing.buriedAsSibling ? { buriedAsSibling: true } : {})
+    },
+    ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
+  }
+}
+
+/** The update that gives a card a flag; 0 is none, kept as no field. */
+function flagUpdate (flag: number): UpdateFilter<CardDocument> {
+  return flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } }
+}
+
 /** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
 async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
   flashcardIDs: readonly string[], read: (part: string[]) => Promise<Card[]>
@@ -627,35 +659,32 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * and its schedule give: domain/card-states.ts); null for a removed part.
      * The card as it now is, or null when it is not the user's in that flashcard.
      */
-    setStanding (userID: string, flashcardID: string, cardID: string,
-      standing: { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }): Promise<CardDocument | null> {
-      const unset = {
-        ...(standing.suspended ? {} : { suspended: '' as const }),
-        ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}),
-        ...(standing.buriedAsSibling ? {} : { buriedAsSibling: '' as const })
-      }
-      return cards.findOneAndUpdate(
-        { _id: cardID, userID, flashcardID },
-        {
-          $set: {
-            isNew: standing.isNew,
-            ...(standing.suspended ? { suspended: true } : {}),
-            ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }),
-            ...(standing.buriedAsSibling ? { buriedAsSibling: true } : {})
-          },
-          ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
-        },
-        { returnDocument: 'after', session }
-      )
+    setStanding (userID: string, flashcardID: string, cardID: string, standing: StandingChange): Promise<CardDocument | null> {
+      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, standingUpdate(standing), { returnDocument: 'after', session })
+    },
+
+    /** What a change of standing reads of these cards, those of the user only, in no order. Index _id. */
+    standingsByIds (userID: string, cardIDs: readonly string[]): Promise<StandingCard[]> {
+      if (cardIDs.length === 0) return Promise.resolve([])
+      return cards.find({ _id: { $in: [...cardIDs] }, userID }, {
+        projection: { _id: 1, flashcardID: 1, state: 1, due: 1, createdOrder: 1, isNew: 1, suspended: 1, buriedUntil: 1, buriedAsSibling: 1, flag: 1 },
+        ...oneBatch(cardIDs.length + 1),
+        session
+      }).toArray()
+    },
+
+    /** Sets the standing of many cards (as setStanding) or their flag, in one bulk write; how many matched. */
+    async setStandings (userID: string, changes: ReadonlyArray<CardChange>): Promise<number> {
+      if (changes.length === 0) return 0
+      const result = await cards.bulkWrite(changes.map((change) => ({
+        updateOne: { filter: { _id: change.cardID, userID, flashcardID: change.flashcardID }, update: 'flag' in change ? flagUpdate(change.flag) : standingUpdate(change.standing) }
+      })), { ordered: false, session })
+      return result.matchedCount
     },
 
     /** Sets a card's flag (0: none); the card as it now is, or null when it is not the user's in that flashcard. */
     setFlag (userID: string, flashcardID: string, cardID: string, flag: number): Promise<CardDocument | null> {
-      return cards.findOneAndUpdate(
-        { _id: cardID, userID, flashcardID },
-        flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } },
-        { returnDocument: 'after', session }
-      )
+      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, flagUpdate(flag), { returnDocument: 'after', session })
     },
 
     /** The user's buried cards (those also suspended are out under suspension, not here). Index user_queue, the prefix {userID, isNew: 'buried'}. */
