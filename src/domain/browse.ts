@@ -16,21 +16,7 @@
 import { createHash } from 'node:crypto'
 import { isId } from './ids.js'
 import { Refusal } from './refusals.js'
-
-export const BROWSE_SORTS = ['created', 'due'] as const
-export type BrowseSort = typeof BROWSE_SORTS[number]
-
-export const BROWSE_ORDERS = ['asc', 'desc'] as const
-export type BrowseOrder = typeof BROWSE_ORDERS[number]
-
-export const BROWSE_STANDINGS = ['new', 'learning', 'review', 'suspended', 'buried', 'flagged'] as const
-export type BrowseStanding = typeof BROWSE_STANDINGS[number]
-
-/** The most rows of one page of browse-cards. */
-export const BROWSE_PAGE_ROWS = 500
-
-/** The longest sortField, in characters, … included. */
-export const SORT_FIELD_LENGTH = 120
+import { SORT_FIELD_LENGTH, type BrowseOrder, type BrowseSort, type BrowseStanding } from './browse-options.js'
 
 /** A card's place in a browse order. */
 export interface BrowsePlace { part: number, key: number, cardID: string }

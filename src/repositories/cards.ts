@@ -7,7 +7,8 @@ import type { TextFormat } from '../domain/card-content.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
 import { searchTextOf } from '../domain/search-text.js'
 import { searchPagesRepository } from './search-pages.js'
-import { partsOf, type BrowseOrder, type BrowsePlace, type BrowseSort, type BrowseStanding } from '../domain/browse.js'
+import { partsOf, type BrowsePlace } from '../domain/browse.js'
+import type { BrowseOrder, BrowseSort, BrowseStanding } from '../domain/browse-options.js'
 
 /** A card's text as written, and what is rendered from it when it is written. */
 export interface CardContent {

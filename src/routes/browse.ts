@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { BROWSE_PAGE_ROWS } from '../domain/browse.js'
+import { BROWSE_PAGE_ROWS } from '../domain/browse-options.js'
 import { BrowseCardsBody, BrowsedCards } from '../schemas/browse.js'
 import { refusals } from '../schemas/common.js'
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { BROWSE_ORDERS, BROWSE_PAGE_ROWS, BROWSE_SORTS, BROWSE_STANDINGS, SORT_FIELD_LENGTH } from '../domain/browse.js'
+import { BROWSE_ORDERS, BROWSE_PAGE_ROWS, BROWSE_SORTS, BROWSE_STANDINGS, SORT_FIELD_LENGTH } from '../domain/browse-options.js'
 import { MAX_SEARCH_QUERY } from '../domain/limits.js'
 import { Id, JwtToken, StringEnum } from './common.js'
 import { Cursor, NextCursor } from './library-manage.js'

@@ -1,7 +1,6 @@
 import { creationBounds } from '../domain/card-pages.js'
-import {
-  BROWSE_PAGE_ROWS, browseCursorAfter, browsePagesOf, compareBrowsePlaces, readBrowseCursor, type BrowsePlace, type BrowseRequest
-} from '../domain/browse.js'
+import { browseCursorAfter, browsePagesOf, compareBrowsePlaces, readBrowseCursor, type BrowsePlace, type BrowseRequest } from '../domain/browse.js'
+import { BROWSE_PAGE_ROWS } from '../domain/browse-options.js'
 import { flashcardIDsIn, flashcardsWithPaths, flashcardWithPath, locateFolder } from '../domain/library-tree.js'
 import { Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
