@@ -38,6 +38,7 @@ import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
 import type { MediaUrl } from './services/context.js'
 import schedule from './routes/schedule.js'
 import cardStates from './routes/card-states.js'
+import browse from './routes/browse.js'
 import studySession from './routes/study-session.js'
 import search from './routes/search.js'
 import { commonErrors } from './schemas/common.js'
@@ -195,6 +196,7 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
     await api.register(cardStates)
     await api.register(studySession)
     await api.register(search)
+    await api.register(browse)
     await api.register(goals)
     await api.register(progress)
     await api.register(media)

@@ -119,3 +119,7 @@ export function siblingsToBury (answered: Pick<CardSchedule, 'state' | 'due' | '
 /** Anki's flags, by number: 0 is none. A flag is a label: it changes nothing of the schedule. */
 export const FLAGS = ['none', 'red', 'orange', 'green', 'blue', 'pink', 'turquoise', 'purple'] as const
 export const MAX_FLAG = FLAGS.length - 1
+
+/** The changes of a card's standing, each reversible: what suspend-card, unsuspend-card, bury-card, unbury-card and flag-card do. */
+export const STANDING_ACTIONS = ['suspend', 'unsuspend', 'bury', 'unbury', 'flag'] as const
+export type StandingAction = typeof STANDING_ACTIONS[number]

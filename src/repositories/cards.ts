@@ -1,4 +1,4 @@
-import type { ClientSession, Db } from 'mongodb'
+import type { ClientSession, Db, Filter, UpdateFilter } from 'mongodb'
 import { CardState, type CardSchedule } from '../domain/scheduling.js'
 import { firstSpan, nextSpan, NO_CARD, type QueueRange } from '../domain/queues.js'
 import { comesBefore, placeOf, type CardPlace, type CreationBounds } from '../domain/card-pages.js'
@@ -7,6 +7,8 @@ import type { TextFormat } from '../domain/card-content.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
 import { searchTextOf } from '../domain/search-text.js'
 import { searchPagesRepository } from './search-pages.js'
+import { partsOf, type BrowsePlace } from '../domain/browse.js'
+import type { BrowseOrder, BrowseSort, BrowseStanding } from '../domain/browse-options.js'
 
 /** A card's text as written, and what is rendered from it when it is written. */
 export interface CardContent {
@@ -252,6 +254,143 @@ function readerInCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
       return found
     }
   }
+}
+
+/** What browse-cards shows of a card: its flashcard, schedule, standing and what its sort field is taken from. */
+export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps' | 'createdOrder' | 'isNew'> &
+  CardContent & Partial<ClozeSibling> & CardStandingFields
+
+const BROWSE_PROJECTION = {
+  _id: 1, flashcardID: 1, state: 1, due: 1, scheduledDays: 1, difficulty: 1, lapses: 1, reps: 1, createdOrder: 1, isNew: 1,
+  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1
+} as const
+
+/** Which of the user's cards a browse shows: those of some flashcards (absent: all), of one standing at `now`. */
+export interface BrowseFilter { flashcardIDs?: readonly string[], standing?: BrowseStanding, now: Date }
+
+/** Where the keys of a browse order lie: a first window takes everything below `floor`, a last one everything from `horizon` on. */
+export interface KeyBounds { floor: number, horizon: number, firstSpan: number }
+
+const EVERY_STATE = [CardState.New, CardState.Learning, CardState.Review, CardState.Relearning]
+const EVERY_QUEUE_KEY: QueueKey[] = [true, false, SUSPENDED, BURIED]
+
+/**
+ * The query of a browse filter, and of one part of an order (new cards, the
+ * others, or all): the states and queue keys allowed are intersected, so that
+ * the queue key stays one equality or $in for user_queue to read by.
+ */
+function browseQuery (userID: string, filter: BrowseFilter, newCards: boolean | null): Record<string, unknown> | null {
+  let states: number[] = EVERY_STATE
+  let keys: QueueKey[] | null = null
+  const keep = <T>(all: T[], allowed: readonly T[]): T[] => all.filter((value) => allowed.includes(value))
+  if (newCards === true) {
+    states = [CardState.New]
+    keys = [true, SUSPENDED, BURIED]
+  } else if (newCards === false) {
+    states = keep(states, [CardState.Learning, CardState.Review, CardState.Relearning])
+    keys = [false, SUSPENDED, BURIED]
+  }
+  const query: Record<string, unknown> = { userID }
+  switch (filter.standing) {
+    case 'new': states = keep(states, [CardState.New]); break
+    case 'learning': states = keep(states, [CardState.Learning, CardState.Relearning]); break
+    case 'review': states = keep(states, [CardState.Review]); break
+    case 'suspended': keys = keep(keys ?? EVERY_QUEUE_KEY, [SUSPENDED]); break
+    case 'buried':
+      // a card both suspended and buried is out under suspension, and still buried
+      keys = keep(keys ?? EVERY_QUEUE_KEY, [SUSPENDED, BURIED])
+      query.buriedUntil = { $gt: filter.now }
+      break
+    case 'flagged': query.flag = { $gte: 1 }; break
+    case undefined: break
+  }
+  if (states.length === 0 || keys?.length === 0) return null
+  if (keys !== null) query.isNew = keys.length === 1 ? keys[0] : { $in: keys }
+  if (states.length < EVERY_STATE.length) query.state = states.length === 1 ? states[0] : { $in: states }
+  if (filter.flashcardIDs !== undefined) query.flashcardID = filter.flashcardIDs.length === 1 ? filter.flashcardIDs[0] : { $in: [...filter.flashcardIDs] }
+  return query
+}
+
+/** A range of a browse order's key: from `low`, below `high`, either absent for none; `inclusive` says whether each end is in it. */
+interface KeyWindow { low?: { at: number, inclusive: boolean }, high?: { at: number, inclusive: boolean } }
+
+/** Reads the first `limit` cards of a window, or of one key after an id, in the order's direction. */
+type KeyWindowRead<Card> = (window: KeyWindow | { key: number, afterID: string }, limit: number) => Promise<Card[]>
+
+/**
+ * The first `wanted` cards of an order after a place (or from its first), in
+ * windows of its key, as readQueue reads a queue in windows of due: a query
+ * reads every card its filter matches whatever its limit, so each window is
+ * sized to hold about the cards still wanted, from the density seen, and grows
+ * through empty stretches. The windows follow each other without gap or
+ * overlap: below the floor, up from it, and from the horizon on. Descending,
+ * the same windows are taken from the top down.
+ */
+async function readInKeyOrder<Card> (read: KeyWindowRead<Card>, after: { key: number, cardID: string } | null, bounds: KeyBounds,
+  descending: boolean, wanted: number): Promise<Card[]> {
+  const found: Card[] = []
+  if (wanted <= 0) return found
+  // positions go up in the order read: the key ascending, its negation descending
+  const position = (key: number): number => descending ? -key : key
+  const floor = descending ? -bounds.horizon : bounds.floor
+  const horizon = descending ? -bounds.floor : bounds.horizon
+  const windowOf = (from: number, included: boolean, to: number | null): KeyWindow => {
+    const start = from === -Infinity ? undefined : { at: position(from), inclusive: included }
+    const end = to === null ? undefined : { at: position(to), inclusive: false }
+    return descending ? { ...(start === undefined ? {} : { high: start }), ...(end === undefined ? {} : { low: end }) } : { ...(start === undefined ? {} : { low: start }), ...(end === undefined ? {} : { high: end }) }
+  }
+  let from = -Infinity
+  let included = false
+  if (after !== null) {
+    found.push(...await read({ key: after.key, afterID: after.cardID }, wanted))
+    from = position(after.key)
+  }
+  let span = bounds.firstSpan
+  while (found.length < wanted) {
+    const asked = wanted - found.length
+    const below = from === -Infinity
+    const to = below || from < floor ? floor : from + span
+    const last = !below && to >= horizon
+    const window = await read(windowOf(from, included, last ? null : to), asked)
+    found.push(...window)
+    if (last || window.length >= asked) break
+    if (!below && from >= floor) span = nextSpan(span, window.length, asked - window.length)
+    from = to
+    included = true
+  }
+  return found
+}
+
+/** A card's new standing: its queue key, whether it is suspended, until when it is buried (null: not) and whether as a sibling. */
+export interface StandingChange { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }
+
+/** What a change of standing reads of a card. */
+export type StandingCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'createdOrder' | 'isNew' | 'suspended' | 'buriedUntil' | 'buriedAsSibling' | 'flag'>
+
+/** A change of one card's standing, or of its flag. */
+export type CardChange = { cardID: string, flashcardID: string } & ({ standing: StandingChange } | { flag: number })
+
+/** The update that gives a card a standing: what is not set is unset. */
+function standingUpdate (standing: StandingChange): UpdateFilter<CardDocument> {
+  const unset = {
+    ...(standing.suspended ? {} : { suspended: '' as const }),
+    ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}),
+    ...(standing.buriedAsSibling ? {} : { buriedAsSibling: '' as const })
+  }
+  return {
+    $set: {
+      isNew: standing.isNew,
+      ...(standing.suspended ? { suspended: true } : {}),
+      ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }),
+      ...(standing.buriedAsSibling ? { buriedAsSibling: true } : {})
+    },
+    ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
+  }
+}
+
+/** The update that gives a card a flag; 0 is none, kept as no field. */
+function flagUpdate (flag: number): UpdateFilter<CardDocument> {
+  return flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } }
 }
 
 /** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
@@ -528,35 +667,32 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * and its schedule give: domain/card-states.ts); null for a removed part.
      * The card as it now is, or null when it is not the user's in that flashcard.
      */
-    setStanding (userID: string, flashcardID: string, cardID: string,
-      standing: { isNew: QueueKey, suspended: boolean, buriedUntil: Date | null, buriedAsSibling: boolean }): Promise<CardDocument | null> {
-      const unset = {
-        ...(standing.suspended ? {} : { suspended: '' as const }),
-        ...(standing.buriedUntil === null ? { buriedUntil: '' as const } : {}),
-        ...(standing.buriedAsSibling ? {} : { buriedAsSibling: '' as const })
-      }
-      return cards.findOneAndUpdate(
-        { _id: cardID, userID, flashcardID },
-        {
-          $set: {
-            isNew: standing.isNew,
-            ...(standing.suspended ? { suspended: true } : {}),
-            ...(standing.buriedUntil === null ? {} : { buriedUntil: standing.buriedUntil }),
-            ...(standing.buriedAsSibling ? { buriedAsSibling: true } : {})
-          },
-          ...(Object.keys(unset).length === 0 ? {} : { $unset: unset })
-        },
-        { returnDocument: 'after', session }
-      )
+    setStanding (userID: string, flashcardID: string, cardID: string, standing: StandingChange): Promise<CardDocument | null> {
+      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, standingUpdate(standing), { returnDocument: 'after', session })
+    },
+
+    /** What a change of standing reads of these cards, those of the user only, in no order. Index _id. */
+    standingsByIds (userID: string, cardIDs: readonly string[]): Promise<StandingCard[]> {
+      if (cardIDs.length === 0) return Promise.resolve([])
+      return cards.find({ _id: { $in: [...cardIDs] }, userID }, {
+        projection: { _id: 1, flashcardID: 1, state: 1, due: 1, createdOrder: 1, isNew: 1, suspended: 1, buriedUntil: 1, buriedAsSibling: 1, flag: 1 },
+        ...oneBatch(cardIDs.length + 1),
+        session
+      }).toArray()
+    },
+
+    /** Sets the standing of many cards (as setStanding) or their flag, in one bulk write; how many matched. */
+    async setStandings (userID: string, changes: ReadonlyArray<CardChange>): Promise<number> {
+      if (changes.length === 0) return 0
+      const result = await cards.bulkWrite(changes.map((change) => ({
+        updateOne: { filter: { _id: change.cardID, userID, flashcardID: change.flashcardID }, update: 'flag' in change ? flagUpdate(change.flag) : standingUpdate(change.standing) }
+      })), { ordered: false, session })
+      return result.matchedCount
     },
 
     /** Sets a card's flag (0: none); the card as it now is, or null when it is not the user's in that flashcard. */
     setFlag (userID: string, flashcardID: string, cardID: string, flag: number): Promise<CardDocument | null> {
-      return cards.findOneAndUpdate(
-        { _id: cardID, userID, flashcardID },
-        flag === 0 ? { $unset: { flag: '' } } : { $set: { flag } },
-        { returnDocument: 'after', session }
-      )
+      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, flagUpdate(flag), { returnDocument: 'after', session })
     },
 
     /**
@@ -672,6 +808,60 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         read({ isNew: true }, allowance.newCards)
       ])
       return { due, new: fresh }
+    },
+
+    /**
+     * The first `wanted` cards of a browse after a place (or from the first),
+     * each with its place, in the order asked for: creation order by
+     * user_order (user_flashcard_order for some flashcards), due by
+     * user_queue, the queue keys of its part given as one $in.
+     */
+    async browse (userID: string, filter: BrowseFilter, sort: BrowseSort, order: BrowseOrder, after: BrowsePlace | null, wanted: number,
+      bounds: Record<'createdOrder' | 'due', KeyBounds>): Promise<Array<{ card: BrowsedCard, place: BrowsePlace }>> {
+      const found: Array<{ card: BrowsedCard, place: BrowsePlace }> = []
+      const descending = order === 'desc'
+      const direction = descending ? -1 : 1
+      const parts = partsOf(sort).map((part, index) => ({ ...part, index }))
+      if (descending) parts.reverse()
+      for (const part of parts) {
+        if (found.length >= wanted) break
+        if (after !== null && (descending ? part.index > after.part : part.index < after.part)) continue
+        const query = browseQuery(userID, filter, part.newCards)
+        if (query === null) continue
+        const keyOf = (card: BrowsedCard): number => part.key === 'due' ? card.due.getTime() : card.createdOrder
+        const valueOf = (key: number): number | Date => part.key === 'due' ? new Date(key) : key
+        const read: KeyWindowRead<BrowsedCard> = async (window, limit) => {
+          let range: Record<string, unknown>
+          if ('key' in window) {
+            range = { [part.key]: valueOf(window.key), _id: { [descending ? '$lt' : '$gt']: window.afterID } }
+          } else {
+            const bound: Record<string, unknown> = {}
+            if (window.low !== undefined) bound[window.low.inclusive ? '$gte' : '$gt'] = valueOf(window.low.at)
+            if (window.high !== undefined) bound[window.high.inclusive ? '$lte' : '$lt'] = valueOf(window.high.at)
+            range = Object.keys(bound).length === 0 ? {} : { [part.key]: bound }
+          }
+          return await cards.find({ ...query, ...range } as Filter<CardDocument>, {
+            projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, ...oneBatch(limit + 1), session
+          }).toArray() as BrowsedCard[]
+        }
+        const from = after !== null && after.part === part.index ? { key: after.key, cardID: after.cardID } : null
+        const cardsOfPart = await readInKeyOrder(read, from, bounds[part.key], descending, wanted - found.length)
+        found.push(...cardsOfPart.map((card) => ({ card, place: { part: part.index, key: keyOf(card), cardID: card._id } })))
+      }
+      return found
+    },
+
+    /** How many cards a browse filter shows. */
+    async countBrowsed (userID: string, filter: BrowseFilter): Promise<number> {
+      const query = browseQuery(userID, filter, null)
+      return query === null ? 0 : await cards.countDocuments(query as Filter<CardDocument>, inSession)
+    },
+
+    /** The cards of these ids that a browse filter shows, in no order (a search's cards). Index _id. */
+    async browsedByIds (userID: string, filter: BrowseFilter, cardIDs: readonly string[]): Promise<BrowsedCard[]> {
+      const query = browseQuery(userID, filter, null)
+      if (query === null || cardIDs.length === 0) return []
+      return await cards.find({ ...query, _id: { $in: [...cardIDs] } } as Filter<CardDocument>, { projection: BROWSE_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray() as BrowsedCard[]
     },
 
     /** Cards by id, with their content and standing, in no order: those not the user's are left out. Index _id. */

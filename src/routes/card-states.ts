@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { refusals } from '../schemas/common.js'
 import { CardDetails } from '../schemas/library-manage.js'
-import { CardStandingBody, FlagCardBody } from '../schemas/card-states.js'
+import { CardStandingBody, ChangedStanding, FlagCardBody, SetCardStandingBody } from '../schemas/card-states.js'
 
 /** A card's standing beside its schedule: suspended, buried until the user's next day, flagged; each reversible. */
 const cardStates: FastifyPluginAsyncTypebox = async (app) => {
@@ -51,6 +51,17 @@ const cardStates: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: CardDetails, ...refusals(404) }
     }
   }, async (request) => await cardStates.flag(request.account, request.body.flashcardID, request.body.cardID, request.body.flag))
+
+  app.post('/set-card-standing', {
+    schema: {
+      summary: 'Suspend, unsuspend, bury, unbury or flag many cards at once (the card browser\'s selection), all or nothing',
+      description: 'Each card changes as the operation of one card would change it. A card that is not the user\'s in the flashcard named refuses the whole request ' +
+        'with 404, and no card is changed.',
+      tags: ['study'],
+      body: SetCardStandingBody,
+      response: { 200: ChangedStanding, ...refusals(404) }
+    }
+  }, async (request) => await cardStates.changeMany(request.account, request.body.cards, request.body.action, request.body.flag))
 }
 
 export default cardStates

@@ -15,6 +15,7 @@ import { ankiImportService, type ImportRuntime, type ImportSettings } from './an
 import { cardStatesService } from './card-states.js'
 import { studyQueueService } from './study-queue.js'
 import { searchService } from './search.js'
+import { browseService } from './browse.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -30,6 +31,7 @@ export function createServices (context: ServiceContext, fitting: FittingContext
   const library = libraryService(context)
   const media = mediaService(context)
   const accountDeletion = accountDeletionService(context, deletion.runtime, deletion.settings)
+  const search = searchService(context)
   return {
     accounts: accountsService(context, accountDeletion),
     accountDeletion,
@@ -39,7 +41,8 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     study: studyService(context),
     studyQueue: studyQueueService(context),
     cardStates: cardStatesService(context),
-    search: searchService(context),
+    search,
+    browse: browseService(context, search),
     goals: goalsService(context),
     stats: statsService(context),
     media,

@@ -52,15 +52,28 @@ export function searchService (context: ServiceContext) {
     await made
   }
 
+  /** The words of a query, refused when it holds none. */
+  function wordsOf (query: string): string[] {
+    const words = queryWords(query)
+    if (words.length === 0) throw new Refusal('invalid_value', 'body.query holds no letter, digit or sign to search for: send a word to find')
+    return words
+  }
+
   return {
+    /** Every card of the user that shows every word of the query, with its flashcard, in the order of the pages (the card browser's search). */
+    async matching (user: UserDocument, query: string) {
+      const words = wordsOf(query)
+      if (user.searchPending === true) await pagesMade(user)
+      return await context.repositories.searchPages.find(user._id, words, Number.MAX_SAFE_INTEGER)
+    },
+
     /**
      * The user's cards that show every word of the query, at most `limit`,
      * each with its flashcard (its id, name and folder path) and a snippet of
      * what it shows around a word found; `more` says whether there were more.
      */
     async search (user: UserDocument, query: string, limit: number) {
-      const words = queryWords(query)
-      if (words.length === 0) throw new Refusal('invalid_value', 'body.query holds no letter, digit or sign to search for: send a word to find')
+      const words = wordsOf(query)
       if (user.searchPending === true) await pagesMade(user)
       const { searchPages, trees, cards } = context.repositories
       // one more than asked: whether there are more

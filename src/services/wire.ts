@@ -11,6 +11,8 @@ import type { CardContent, CardDocument, CardStandingFields, ClozeSibling } from
 import type { UserDocument } from '../repositories/users.js'
 import type { ScheduleFit, ScheduleStatus } from '../schemas/schedule.js'
 import { isBuriedAt } from '../domain/card-states.js'
+import { sortFieldOf } from '../domain/browse.js'
+import { shownText } from '../domain/search-text.js'
 
 type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays' | 'lastReview'> & { _id: string, flashcardID: string, createdAt: Date }
 
@@ -125,6 +127,29 @@ export function cardDetails (card: CardContent & Partial<ClozeSibling> & CardSta
     ...cardStanding(card, calendar, now),
     ...memoryState(card, calendar.fsrsParameters, now),
     ...(card.tags === undefined || card.tags.length === 0 ? {} : { tags: card.tags })
+  }
+}
+
+const STATE_NAMES = ['new', 'learning', 'review', 'relearning'] as const
+
+/** A row of the card browser: the card's flashcard, the first line it shows, its schedule and standing; no due or difficulty for a new card. */
+export function browseRow (card: Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps'> & CardContent & Partial<ClozeSibling> & CardStandingFields,
+  flashcard: { name: string, folder: string[] }, calendar: UserCalendar, now: Date) {
+  const studied = card.state !== 0
+  return {
+    cardID: card._id,
+    flashcardID: card.flashcardID,
+    flashcardName: flashcard.name,
+    folder: flashcard.folder,
+    sortField: sortFieldOf(shownText(card)),
+    kind: card.clozeNumber === undefined ? 'basic' as const : 'cloze' as const,
+    state: STATE_NAMES[card.state] ?? 'new',
+    ...(studied ? { due: displayDayOf(card.due, calendar) } : {}),
+    interval: String(card.scheduledDays ?? 0),
+    ...(studied && typeof card.difficulty === 'number' && card.difficulty > 0 ? { difficulty: card.difficulty.toFixed(1) } : {}),
+    lapses: String(card.lapses ?? 0),
+    reps: String(card.reps ?? 0),
+    ...cardStanding(card, calendar, now)
   }
 }
 

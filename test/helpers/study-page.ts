@@ -142,7 +142,7 @@ export async function click (page: Page, selector: string): Promise<void> {
   await page.locator(selector).click()
 }
 
-export async function goTo (page: Page, screen: 'library' | 'study' | 'progress' | 'settings'): Promise<void> {
+export async function goTo (page: Page, screen: 'library' | 'study' | 'browse' | 'progress' | 'settings'): Promise<void> {
   await click(page, `#main-nav a[data-screen="${screen}"]`)
   await page.waitForSelector(`#main-nav a[data-screen="${screen}"][aria-current="page"]`)
 }

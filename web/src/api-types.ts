@@ -19,6 +19,7 @@ import type * as study from '../../src/schemas/study.js'
 import type * as studySession from '../../src/schemas/study-session.js'
 import type * as cardStates from '../../src/schemas/card-states.js'
 import type * as search from '../../src/schemas/search.js'
+import type * as browse from '../../src/schemas/browse.js'
 import type * as transfer from '../../src/schemas/transfer.js'
 
 /** What the page sends: the schema's body less jwtToken, which callApi adds (api.ts). */
@@ -88,6 +89,11 @@ export type AnkiExportScope = Body<typeof anki.ExportAnkiBody>
 /** Where an import of an Anki package stands: queued, running, done or failed, and what it counted. */
 export type ImportStatus = Static<typeof anki.ImportStatus>
 
+/** A row of the card browser (browse-cards), and what it asks for. */
+export type BrowsedCard = Static<typeof browse.BrowsedCard>
+export type BrowseRequest = Body<typeof browse.BrowseCardsBody>
+export type StandingAction = Static<typeof cardStates.SetCardStandingBody>['action']
+
 export type ReviewAnswer = Static<typeof study.ReviewAnswer>
 /** A card of get-study-queue: where it is, which count it is in, and the card as get-flashcard shows it. */
 export type StudyQueueCard = Static<typeof studySession.StudyQueueCard>
@@ -148,6 +154,8 @@ export interface Operations {
   'bury-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
   'unbury-card': Op<typeof cardStates.CardStandingBody, typeof manage.CardDetails>
   'flag-card': Op<typeof cardStates.FlagCardBody, typeof manage.CardDetails>
+  'set-card-standing': Op<typeof cardStates.SetCardStandingBody, typeof cardStates.ChangedStanding>
+  'browse-cards': Op<typeof browse.BrowseCardsBody, typeof browse.BrowsedCards>
 
   'update-goal-status': Op<typeof goals.UpdateGoalStatusBody, typeof goals.GoalMap>
   'create-goal': Op<typeof goals.CreateGoalBody, typeof goals.CreatedGoal>

@@ -7,6 +7,7 @@ import { forgetEverything } from './offline-store.js'
 import { announce, sendWaitingAnswers, watchSync, type SyncState } from './offline-sync.js'
 import { STORAGE_BLOCKED, forgetSession, loadSession, tidyStorage, type Session } from './session.js'
 import { showAnkiImport, stopUpload, uploadUnderWay } from './views/anki-import.js'
+import { showBrowse } from './views/browse.js'
 import { showLibrary } from './views/library.js'
 import { FORGOT_PASSWORD, showLogin } from './views/login.js'
 import { showEmailConfirmation, showPasswordReset } from './views/mailed-links.js'
@@ -18,6 +19,7 @@ import { showStudy } from './views/study.js'
 const SCREENS: Record<ScreenName, Screen> = {
   library: showLibrary,
   study: showStudy,
+  browse: showBrowse,
   progress: showProgress,
   settings: showSettings,
   // reached from the library, which holds what it imports

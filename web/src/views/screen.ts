@@ -13,4 +13,4 @@ export interface ScreenContext {
  */
 export type Screen = (container: HTMLElement, context: ScreenContext) => (() => void) | undefined
 
-export type ScreenName = 'library' | 'study' | 'progress' | 'settings' | 'anki-import'
+export type ScreenName = 'library' | 'study' | 'browse' | 'progress' | 'settings' | 'anki-import'
