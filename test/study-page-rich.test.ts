@@ -298,6 +298,8 @@ test('a cloze note made with Ctrl+Shift+C from selections makes a card for each 
   t.equal(cards[0]?.format, 'html', 'formatted')
 
   // ---- studied: the question shows [...], the answer the whole text with the answer marked
+  // both cards of the note in one sitting: its second is not buried when the first is answered
+  await expectOk(study.app, 'update-settings', { jwtToken: study.token, buryNewSiblings: false })
   await goTo(page, 'study')
   const seen: Array<{ question: string, asked: string, answer: string, marked: string, weight: string }> = []
   for (let card = 0; card < 2; card += 1) {
