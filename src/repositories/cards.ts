@@ -830,6 +830,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         if (query === null) continue
         const keyOf = (card: BrowsedCard): number => part.key === 'due' ? card.due.getTime() : card.createdOrder
         const valueOf = (key: number): number | Date => part.key === 'due' ? new Date(key) : key
+        // named, not left to the planner: the embedded database tries every index of the user's cards on each
+        // window, and a window that holds no card is read to its end by each of them
+        const hint = part.key === 'due' ? 'user_queue' : filter.flashcardIDs?.length === 1 ? 'user_flashcard_order' : 'user_order'
         const read: KeyWindowRead<BrowsedCard> = async (window, limit) => {
           let range: Record<string, unknown>
           if ('key' in window) {
@@ -841,7 +844,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
             range = Object.keys(bound).length === 0 ? {} : { [part.key]: bound }
           }
           return await cards.find({ ...query, ...range } as Filter<CardDocument>, {
-            projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, ...oneBatch(limit + 1), session
+            projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, hint, ...oneBatch(limit + 1), session
           }).toArray() as BrowsedCard[]
         }
         const from = after !== null && after.part === part.index ? { key: after.key, cardID: after.cardID } : null
@@ -855,6 +858,23 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async countBrowsed (userID: string, filter: BrowseFilter): Promise<number> {
       const query = browseQuery(userID, filter, null)
       return query === null ? 0 : await cards.countDocuments(query as Filter<CardDocument>, inSession)
+    },
+
+    /**
+     * Every card a browse filter of a rare standing shows (suspended, buried,
+     * flagged), in no order: read by the partial index that holds only the
+     * cards of that standing (user_suspended, user_buried, user_flag), so the
+     * read costs those cards, not the library. Null for another standing.
+     */
+    async browsedOfStanding (userID: string, filter: BrowseFilter): Promise<BrowsedCard[] | null> {
+      const rare = filter.standing === 'suspended' ? { field: { suspended: true }, hint: 'user_suspended' }
+        : filter.standing === 'buried' ? { field: {}, hint: 'user_buried' }
+          : filter.standing === 'flagged' ? { field: {}, hint: 'user_flag' }
+            : null
+      if (rare === null) return null
+      const query = browseQuery(userID, filter, null)
+      if (query === null) return []
+      return await cards.find({ ...query, ...rare.field } as Filter<CardDocument>, { projection: BROWSE_PROJECTION, hint: rare.hint, session }).toArray() as BrowsedCard[]
     },
 
     /** The cards of these ids that a browse filter shows, in no order (a search's cards). Index _id. */
