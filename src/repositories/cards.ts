@@ -830,9 +830,6 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         if (query === null) continue
         const keyOf = (card: BrowsedCard): number => part.key === 'due' ? card.due.getTime() : card.createdOrder
         const valueOf = (key: number): number | Date => part.key === 'due' ? new Date(key) : key
-        // named, not left to the planner: the embedded database tries every index of the user's cards on each
-        // window, and a window that holds no card is read to its end by each of them
-        const hint = part.key === 'due' ? 'user_queue' : filter.flashcardIDs?.length === 1 ? 'user_flashcard_order' : 'user_order'
         const read: KeyWindowRead<BrowsedCard> = async (window, limit) => {
           let range: Record<string, unknown>
           if ('key' in window) {
@@ -844,7 +841,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
             range = Object.keys(bound).length === 0 ? {} : { [part.key]: bound }
           }
           return await cards.find({ ...query, ...range } as Filter<CardDocument>, {
-            projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, hint, ...oneBatch(limit + 1), session
+            projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, ...oneBatch(limit + 1), session
           }).toArray() as BrowsedCard[]
         }
         const from = after !== null && after.part === part.index ? { key: after.key, cardID: after.cardID } : null
@@ -862,19 +859,24 @@ export function cardsRepository (db: Db, session?: ClientSession) {
 
     /**
      * Every card a browse filter of a rare standing shows (suspended, buried,
-     * flagged), in no order: read by the partial index that holds only the
-     * cards of that standing (user_suspended, user_buried, user_flag), so the
-     * read costs those cards, not the library. Null for another standing.
+     * flagged), in no order, so that a browse of them costs those cards and not
+     * the library: suspended and buried cards by user_queue (their queue key
+     * leads it after the user), flagged ones by user_flag, which holds only
+     * them. Not hinted: on the embedded database a hint costs more than the
+     * read. Null for another standing.
      */
     async browsedOfStanding (userID: string, filter: BrowseFilter): Promise<BrowsedCard[] | null> {
-      const rare = filter.standing === 'suspended' ? { field: { suspended: true }, hint: 'user_suspended' }
-        : filter.standing === 'buried' ? { field: {}, hint: 'user_buried' }
-          : filter.standing === 'flagged' ? { field: {}, hint: 'user_flag' }
-            : null
-      if (rare === null) return null
+      if (filter.standing !== 'suspended' && filter.standing !== 'buried' && filter.standing !== 'flagged') return null
       const query = browseQuery(userID, filter, null)
       if (query === null) return []
-      return await cards.find({ ...query, ...rare.field } as Filter<CardDocument>, { projection: BROWSE_PROJECTION, hint: rare.hint, session }).toArray() as BrowsedCard[]
+      // one read for each queue key (buried: suspended ones too), an equality each, and the burial's end told here:
+      // with $in, or a range of buriedUntil, the embedded database reads far more than these few cards
+      const { buriedUntil, ...byKey } = query
+      const keys = (byKey.isNew as { $in?: QueueKey[] } | undefined)?.$in ?? [byKey.isNew]
+      const read = async (isNew: unknown): Promise<BrowsedCard[]> => await cards.find({ ...byKey, ...(isNew === undefined ? {} : { isNew }) } as Filter<CardDocument>,
+        { projection: BROWSE_PROJECTION, session }).toArray() as BrowsedCard[]
+      const found = (await Promise.all(keys.map(read))).flat()
+      return buriedUntil === undefined ? found : found.filter((card) => card.buriedUntil !== undefined && card.buriedUntil > filter.now)
     },
 
     /** The cards of these ids that a browse filter shows, in no order (a search's cards). Index _id. */

@@ -26,10 +26,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // note's by its guid; only cards of such notes are in them, so that the others cost them nothing
     { key: { userID: 1, noteID: 1 }, name: 'user_note', partialFilterExpression: { noteID: { $exists: true } } },
     { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } },
-    // the card browser's rare standings (cards.browsedOfStanding): suspended, buried and flagged cards; only those are in
-    // each, so that the others cost them nothing and a browse of them reads them alone
-    { key: { userID: 1, suspended: 1 }, name: 'user_suspended', partialFilterExpression: { suspended: { $exists: true } } },
-    { key: { userID: 1, buriedUntil: 1 }, name: 'user_buried', partialFilterExpression: { buriedUntil: { $exists: true } } },
+    // the card browser's flagged cards (cards.browsedOfStanding): only those are in it, so that the others cost it
+    // nothing and a browse of them reads them alone
     { key: { userID: 1, flag: 1 }, name: 'user_flag', partialFilterExpression: { flag: { $exists: true } } }
   ],
   reviews: [
