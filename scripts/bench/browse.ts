@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js'
 import { searchTextOf } from '../../src/domain/search-text.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
+import { ensureIndexes } from '../../src/repositories/indexes.js'
 import { searchPagesRepository } from '../../src/repositories/search-pages.js'
 import { JWT_SECRET } from './common.js'
 import { PASSWORD, seedUsers, type UserProfile } from './data.js'
@@ -103,6 +104,14 @@ try {
     ['query "term 1", due', { query: 'term 1', sort: 'due' }]
   ]
   const client = app.databaseClient
+  if (process.env.PROBE_INDEX !== undefined) {
+    // how long an existing database takes to build one index of the cards at its first start with it
+    const cards = db.collection('cards')
+    await cards.dropIndex(process.env.PROBE_INDEX)
+    const at = performance.now()
+    await ensureIndexes(db)
+    log(`${process.env.PROBE_INDEX} built over 100,000 cards in ${((performance.now() - at) / 1000).toFixed(1)} s`)
+  }
   log(`load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
   for (const [label, body] of shapes) {
     if (ONLY !== undefined && !ONLY.split(',').some((word) => label.includes(word))) continue
