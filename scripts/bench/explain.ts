@@ -64,7 +64,7 @@ function indexNames (node: unknown, into: Set<string>): Set<string> {
 }
 
 /** The winning plan (only that: rejected plans are left out) and its execution figures. */
-function summarise (explained: Document): Omit<ExplainRow, 'query' | 'usedBy' | 'command' | 'callMs' | 'matching'> {
+export function summarise (explained: Document): Omit<ExplainRow, 'query' | 'usedBy' | 'command' | 'callMs' | 'matching'> {
   // a find, or a pipeline the query layer took whole, answers at the top; else the first stage is the query
   const stages = explained.stages as Document[] | undefined
   const cursor = (explained.queryPlanner !== undefined ? explained : stages?.[0]?.$cursor ?? {}) as Document

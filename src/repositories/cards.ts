@@ -857,6 +857,28 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return query === null ? 0 : await cards.countDocuments(query as Filter<CardDocument>, inSession)
     },
 
+    /**
+     * Every card a browse filter of a rare standing shows (suspended, buried,
+     * flagged), in no order, so that a browse of them costs those cards and not
+     * the library: suspended and buried cards by user_queue (their queue key
+     * leads it after the user), flagged ones by user_flag, which holds only
+     * them. Not hinted: on the embedded database a hint costs more than the
+     * read. Null for another standing.
+     */
+    async browsedOfStanding (userID: string, filter: BrowseFilter): Promise<BrowsedCard[] | null> {
+      if (filter.standing !== 'suspended' && filter.standing !== 'buried' && filter.standing !== 'flagged') return null
+      const query = browseQuery(userID, filter, null)
+      if (query === null) return []
+      // one read for each queue key (buried: suspended ones too), an equality each, and the burial's end told here:
+      // with $in, or a range of buriedUntil, the embedded database reads far more than these few cards
+      const { buriedUntil, ...byKey } = query
+      const keys = (byKey.isNew as { $in?: QueueKey[] } | undefined)?.$in ?? [byKey.isNew]
+      const read = async (isNew: unknown): Promise<BrowsedCard[]> => await cards.find({ ...byKey, ...(isNew === undefined ? {} : { isNew }) } as Filter<CardDocument>,
+        { projection: BROWSE_PROJECTION, session }).toArray() as BrowsedCard[]
+      const found = (await Promise.all(keys.map(read))).flat()
+      return buriedUntil === undefined ? found : found.filter((card) => card.buriedUntil !== undefined && card.buriedUntil > filter.now)
+    },
+
     /** The cards of these ids that a browse filter shows, in no order (a search's cards). Index _id. */
     async browsedByIds (userID: string, filter: BrowseFilter, cardIDs: readonly string[]): Promise<BrowsedCard[]> {
       const query = browseQuery(userID, filter, null)

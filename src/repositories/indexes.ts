@@ -25,7 +25,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // the other cards of a card's note, which answering it may bury (cards.siblingsOf): a cloze note's, and an Anki
     // note's by its guid; only cards of such notes are in them, so that the others cost them nothing
     { key: { userID: 1, noteID: 1 }, name: 'user_note', partialFilterExpression: { noteID: { $exists: true } } },
-    { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } }
+    { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } },
+    // the card browser's flagged cards (cards.browsedOfStanding): only those are in it, so that the others cost it
+    // nothing and a browse of them reads them alone
+    { key: { userID: 1, flag: 1 }, name: 'user_flag', partialFilterExpression: { flag: { $exists: true } } }
   ],
   reviews: [
     // a retried review (same reviewID) can only ever be stored once

@@ -25,7 +25,9 @@ const SEARCHED_PER_READ = 5000
  * (cards.browse) and the total counted by the database. With a query, the
  * search pages give every card that shows its words (as search-cards finds
  * them); those are read by id, filtered and sorted here: the cost follows the
- * cards found.
+ * cards found. So are the cards of a rare standing (suspended, buried,
+ * flagged), read whole by an index of them alone. The whole library's total is
+ * the account's count of its cards.
  */
 export function browseService (context: ServiceContext, search: SearchService) {
   const { repositories } = context
@@ -58,13 +60,17 @@ export function browseService (context: ServiceContext, search: SearchService) {
 
       let found: Array<{ card: BrowsedCard, place: BrowsePlace }>
       let total: number
+      // a rare standing is read whole by an index holding only its cards: windows of an order would read the library to find them
+      let matched = request.query === undefined ? await repositories.cards.browsedOfStanding(account._id, filter) : null
       if (request.query !== undefined) {
         const inScope = flashcardIDs === undefined ? null : new Set(flashcardIDs)
         const hits = (await search.matching(account, request.query)).filter((hit) => inScope === null || inScope.has(hit.flashcardID))
-        const matched: BrowsedCard[] = []
+        matched = []
         for (let start = 0; start < hits.length; start += SEARCHED_PER_READ) {
           matched.push(...await repositories.cards.browsedByIds(account._id, filter, hits.slice(start, start + SEARCHED_PER_READ).map((hit) => hit.cardID)))
         }
+      }
+      if (matched !== null) {
         const direction = descending ? -1 : 1
         const ordered = matched.map((card) => ({ card, place: placeOf(card) })).sort((a, b) => direction * compareBrowsePlaces(a.place, b.place))
         total = ordered.length
@@ -75,9 +81,11 @@ export function browseService (context: ServiceContext, search: SearchService) {
           // a batch created together has consecutive createdOrders: a first window about two pages of it,
           due: { floor: account.createdAt.getTime(), horizon: now.getTime() + DUE_HORIZON, firstSpan: DAY }
         };
-        [found, total] = await Promise.all([
+        const whole = flashcardIDs === undefined && request.standing === undefined
+        ;[found, total] = await Promise.all([
           repositories.cards.browse(account._id, filter, request.sort, request.order, after, BROWSE_PAGE_ROWS + 1, bounds),
-          repositories.cards.countBrowsed(account._id, filter)
+          // the whole library is the account's count of its cards, kept with every card added or removed
+          whole ? account.usage?.cards ?? 0 : repositories.cards.countBrowsed(account._id, filter)
         ])
       }
       const page = found.slice(0, BROWSE_PAGE_ROWS)
