@@ -62,6 +62,8 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   }),
   { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
   { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
+  { operation: 'browse-cards', body: (_, theirs) => ({ folderID: theirs.folderID }) },
+  { operation: 'browse-cards', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
   { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) }
