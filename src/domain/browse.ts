@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto'
 import { isId } from './ids.js'
 import { Refusal } from './refusals.js'
 import { SORT_FIELD_LENGTH, type BrowseOrder, type BrowseSort, type BrowseStanding } from './browse-options.js'
+import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** A card's place in a browse order. */
 export interface BrowsePlace { part: number, key: number, cardID: string }
@@ -44,7 +45,7 @@ export function browsePagesOf (request: BrowseRequest): string {
 
 /** The cursor of the page after `last`: opaque to the client (base64url of a small JSON); it holds no user, and only narrows the caller's own read. */
 export function browseCursorAfter (of: string, last: BrowsePlace): string {
-  return Buffer.from(JSON.stringify({ of, after: [last.part, last.key, last.cardID] }), 'utf8').toString('base64url')
+  return encodeCursor({ of, after: [last.part, last.key, last.cardID] })
 }
 
 function notACursor (what: string): Refusal {
@@ -54,15 +55,9 @@ function notACursor (what: string): Refusal {
 
 /** The place a cursor given for `of` says its page ended at; refused with invalid_field when it is not one browse-cards gave for this very read. */
 export function readBrowseCursor (cursor: string, of: string): BrowsePlace {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw notACursor('a cursor this service gave')
-  let read: unknown
-  try {
-    read = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    throw notACursor('a cursor this service gave')
-  }
-  if (typeof read !== 'object' || read === null || Array.isArray(read)) throw notACursor('a cursor this service gave')
-  const { of: pagesOf, after, ...rest } = read as Record<string, unknown>
+  const read = decodeCursor(cursor)
+  if (read === null) throw notACursor('a cursor this service gave')
+  const { of: pagesOf, after, ...rest } = read
   if (typeof pagesOf === 'string' && pagesOf !== of) throw notACursor('a cursor of browse-cards for this scope, filter, query and sort')
   const [part, key, cardID, ...more] = Array.isArray(after) ? after as unknown[] : []
   if (typeof pagesOf !== 'string' || typeof part !== 'number' || !Number.isInteger(part) || part < 0 || part > 1 ||

@@ -11,6 +11,7 @@
 import { isId } from './ids.js'
 import { MAX_CARDS_PER_PAGE, MAX_PAGE_BYTES } from './limits.js'
 import { Refusal } from './refusals.js'
+import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** A card's place in creation order: cards created at one createdOrder follow each other by id. */
 export interface CardPlace { createdOrder: number, cardID: string }
@@ -60,7 +61,7 @@ export function comesBefore (a: CardPlace, b: CardPlace): boolean {
  * It holds no user: it only narrows the caller's own read.
  */
 export function cursorAfter (of: string, last: CardPlace): string {
-  return Buffer.from(JSON.stringify({ of, after: [last.createdOrder, last.cardID] }), 'utf8').toString('base64url')
+  return encodeCursor({ of, after: [last.createdOrder, last.cardID] })
 }
 
 function notACursor (what: string): Refusal {
@@ -74,15 +75,9 @@ function notACursor (what: string): Refusal {
  * flashcard's pages, or the library's).
  */
 export function placeOfCursor (cursor: string, of: string): CardPlace {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw notACursor('a cursor this service gave')
-  let read: unknown
-  try {
-    read = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    throw notACursor('a cursor this service gave')
-  }
-  if (typeof read !== 'object' || read === null || Array.isArray(read)) throw notACursor('a cursor this service gave')
-  const { of: pagesOf, after, ...rest } = read as Record<string, unknown>
+  const read = decodeCursor(cursor)
+  if (read === null) throw notACursor('a cursor this service gave')
+  const { of: pagesOf, after, ...rest } = read
   const [createdOrder, cardID, ...more] = Array.isArray(after) ? after as unknown[] : []
   if (typeof pagesOf !== 'string' || typeof createdOrder !== 'number' || !Number.isFinite(createdOrder) || !isId(cardID) ||
     more.length > 0 || Object.keys(rest).length > 0) {

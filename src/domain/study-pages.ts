@@ -18,6 +18,7 @@
  */
 import { isId } from './ids.js'
 import { Refusal } from './refusals.js'
+import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** The two parts of the queue, in the order they come: learning and review cards, then new cards. */
 export type QueuePart = 'due' | 'new'
@@ -50,7 +51,7 @@ export function studyPagesOf (scope: { folderID?: string, flashcardID?: string }
  */
 export function studyCursorAfter (of: string, dayStart: Date, last: StudyPlace): string {
   const after = [last.part, last.due, last.createdOrder, last.cardID]
-  return Buffer.from(JSON.stringify({ of, day: dayStart.getTime(), after }), 'utf8').toString('base64url')
+  return encodeCursor({ of, day: dayStart.getTime(), after })
 }
 
 function notACursor (what: string): Refusal {
@@ -67,15 +68,9 @@ export interface StudyCursor { day: number, after: StudyPlace }
  * the queue is, so that a cursor refused changes nothing.
  */
 export function readStudyCursor (cursor: string, of: string): StudyCursor {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw notACursor('a cursor this service gave')
-  let read: unknown
-  try {
-    read = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    throw notACursor('a cursor this service gave')
-  }
-  if (typeof read !== 'object' || read === null || Array.isArray(read)) throw notACursor('a cursor this service gave')
-  const { of: pagesOf, day, after, ...rest } = read as Record<string, unknown>
+  const read = decodeCursor(cursor)
+  if (read === null) throw notACursor('a cursor this service gave')
+  const { of: pagesOf, day, after, ...rest } = read
   if (typeof pagesOf === 'string' && pagesOf !== of) throw notACursor('a cursor of get-study-queue for this part of the library')
   const [part, due, createdOrder, cardID, ...more] = Array.isArray(after) ? after as unknown[] : []
   if (typeof pagesOf !== 'string' || typeof day !== 'number' || !Number.isFinite(day) || (part !== 'due' && part !== 'new') ||
