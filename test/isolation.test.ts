@@ -60,6 +60,15 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
       { operation, body: (mine: Library, theirs: Library) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, ...flag }) }
     ]
   }),
+  ...['set-card-standing', 'delete-cards'].flatMap((operation) => {
+    const action = operation === 'set-card-standing' ? { action: 'suspend' } : {}
+    const selection = (...cards: Array<{ flashcardID: string, cardID: string }>) => ({ cards, ...action })
+    return [
+      { operation, body: (_: Library, theirs: Library) => selection({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+      { operation, body: (mine: Library, theirs: Library) => selection({ flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+      { operation, body: (mine: Library, theirs: Library) => selection({ flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: theirs.flashcardID, cardID: mine.cardID }) }
+    ]
+  }),
   { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
   { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'browse-cards', body: (_, theirs) => ({ folderID: theirs.folderID }) },
@@ -138,8 +147,11 @@ test("another user's ids answer 404, reveal nothing and change nothing", async (
     for (const [path, item] of Object.entries(document.paths)) {
       const properties = item.post?.requestBody?.content?.['application/json']?.schema?.properties ?? {}
       const operation = path.replace(/^\/api\//, '')
-      for (const field of Object.keys(properties)) {
+      for (const [field, schema] of Object.entries(properties)) {
         if (/ID$/.test(field) && !(CLIENT_KEYS[operation] ?? []).includes(field)) required.add(`${operation} ${field}`)
+        // a selection: a list of things each named by its ids (set-card-standing's cards)
+        const items = (schema as { items?: { properties?: Record<string, unknown> } }).items?.properties ?? {}
+        if (Object.keys(items).some((key) => /ID$/.test(key))) required.add(`${operation} ${field}`)
       }
     }
     t.ok(required.size >= 14, 'the OpenAPI document lists the id-taking operations')

@@ -1,6 +1,7 @@
 // The Browse screen, in Chromium: a card suspended through the API is found again with
 // the Suspended filter, selected and unsuspended, and is back in the study queue; the
-// table sorts by due; at 375 px the table scrolls inside its box, not the page.
+// table sorts by due; two cards selected are deleted, after a question; at 375 px the
+// table scrolls inside its box, not the page.
 // With STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-browse.png and its -375 twin.
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
@@ -12,7 +13,7 @@ const BROWSER_TEST = { skip: withoutChromium, timeout: 110_000 }
 const SPANISH = [['hola', 'hello'], ['adiós', 'goodbye'], ['gracias', 'thank you'], ['por favor', 'please'], ['el perro', 'the dog'], ['la casa', 'the house']]
 const CHEMISTRY = [['H₂O', 'water'], ['NaCl', 'table salt'], ['CO₂', 'carbon dioxide']]
 
-test('a suspended card found in Browse, unsuspended there, back in the study queue; sorted by due; at 1280 and 375 px', BROWSER_TEST, async (t) => {
+test('a suspended card found in Browse, unsuspended there, back in the study queue; sorted by due; two deleted; at 1280 and 375 px', BROWSER_TEST, async (t) => {
   let offset = -10 * DAY
   const study = await openStudyPage(t, import.meta.filename, { clock: () => new Date(Date.now() + offset) })
   const { page, app, token } = study
@@ -70,6 +71,19 @@ test('a suspended card found in Browse, unsuspended there, back in the study que
   await page.waitForFunction((cardID) => document.querySelector(`tr[data-card-id="${cardID}"] .browse-standing`)?.textContent === '–', {}, hola)
   t.pass('shown as not suspended')
   t.ok((await queued()).includes(hola as string), 'back in the study queue')
+
+  // select two cards and delete them: asked first, in place, then gone from the table and the library
+  for (const cardID of chemistry.cardIDs.slice(0, 2)) await click(page, `tr[data-card-id="${cardID}"] input[type="checkbox"]`)
+  await page.waitForFunction(() => document.querySelector('#browse-selected')?.textContent === '2 cards selected')
+  await click(page, 'button[data-action="delete"]')
+  t.equal(await page.$eval('.browse-actions .confirm-question', (question) => question.textContent),
+    'Delete 2 selected cards? Their reviews still count; a cloze card\'s deletion becomes plain text in its note.', 'asked first, naming how many')
+  await click(page, '.browse-actions .confirm button.danger')
+  await page.waitForFunction(() => document.querySelector('#browse-summary')?.textContent === 'Showing 7 of 7 cards.')
+  t.equal(await page.$$eval('#browse-table tbody tr', (rows) => rows.filter((row) => row.querySelector('input:checked') !== null).length), 0, 'nothing selected any more')
+  t.ok(await page.$eval('button[data-action="delete"]', (action) => (action as HTMLButtonElement).disabled), 'the Delete button back, waiting for a selection')
+  const left = await expectOk<{ cards: Array<{ cardID: string }> }>(app, 'get-flashcard', { jwtToken: token, flashcardID: chemistry.flashcardID })
+  t.strictSame(left.cards.map((card) => card.cardID), [chemistry.cardIDs[2]], 'the deck keeps its third card only')
 
   // a narrow screen: the page keeps its width, the table scrolls inside its box
   await page.setViewport({ width: 375, height: 800 })

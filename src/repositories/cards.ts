@@ -632,6 +632,12 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       }
     },
 
+    /** These cards, those of the user only, whole, in no order. Index _id. */
+    byIds (userID: string, cardIDs: readonly string[]): Promise<CardDocument[]> {
+      if (cardIDs.length === 0) return Promise.resolve([])
+      return cards.find({ _id: { $in: [...cardIDs] }, userID }, { ...oneBatch(cardIDs.length + 1), session }).toArray()
+    },
+
     findById (userID: string, cardID: string): Promise<CardDocument | null> {
       return cards.findOne({ _id: cardID, userID }, inSession)
     },

@@ -4,7 +4,7 @@ import { MAX_CARDS_PER_PAGE, MAX_PAGE_BYTES } from '../domain/limits.js'
 import { refusals } from '../schemas/common.js'
 import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody } from '../schemas/library.js'
 import {
-  AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeletedCard, DeletedFlashcard, DeletedFolder,
+  AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
   PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
@@ -137,6 +137,17 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedCard, ...refusals(404) }
     }
   }, async (request) => await library.deleteCard(request.account._id, request.body.flashcardID, request.body.cardID))
+
+  app.post('/delete-cards', {
+    schema: {
+      summary: 'Delete many cards at once (the card browser\'s selection), all or nothing',
+      description: 'Each card goes as delete-card takes one: its reviews stay in the log, and a card of a cloze note takes its deletion out of the note\'s text. ' +
+        'A card that is not the user\'s in the flashcard named refuses the whole request with 404, and no card is deleted.',
+      tags: ['library'],
+      body: DeleteCardsBody,
+      response: { 200: DeletedCards, ...refusals(404) }
+    }
+  }, async (request) => await library.deleteCards(request.account._id, request.body.cards))
 
   app.post('/get-library', {
     schema: {

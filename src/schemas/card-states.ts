@@ -13,16 +13,21 @@ export const FlagCardBody = Type.Object({
 })
 export type FlagCardBody = Static<typeof FlagCardBody>
 
-/** The most cards one set-card-standing changes: a page of the card browser. */
-export const MAX_STANDING_CARDS = 500
+/** The most cards one set-card-standing or delete-cards takes: a page of the card browser. */
+export const MAX_SELECTED_CARDS = 500
+
+/** The cards of a selection in the card browser, each with the flashcard holding it; `done`: what happens to each, "changed" say. */
+export function SelectedCards (done: string) {
+  return Type.Array(Type.Object({ flashcardID: Id, cardID: Id }), {
+    minItems: 1,
+    maxItems: MAX_SELECTED_CARDS,
+    description: `the cards, at most ${MAX_SELECTED_CARDS}, each with the flashcard holding it; a card named twice is ${done} once`
+  })
+}
 
 export const SetCardStandingBody = Type.Object({
   jwtToken: JwtToken,
-  cards: Type.Array(Type.Object({ flashcardID: Id, cardID: Id }), {
-    minItems: 1,
-    maxItems: MAX_STANDING_CARDS,
-    description: `the cards to change, at most ${MAX_STANDING_CARDS}, each with the flashcard holding it; a card named twice is changed once`
-  }),
+  cards: SelectedCards('changed'),
   action: StringEnum(STANDING_ACTIONS, { description: 'what suspend-card, unsuspend-card, bury-card, unbury-card or flag-card does to one card, done to each' }),
   flag: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FLAG, description: 'with action "flag" only, and then required: 0 none, 1-7 Anki\'s colours; an integer or a digit string' }))
 })

@@ -3,6 +3,7 @@ import { Id, JwtToken, StringEnum } from './common.js'
 import { MAX_CARDS_PER_PAGE, MAX_CARDS_PER_REQUEST, MAX_PAGE_BYTES } from '../domain/limits.js'
 import { CardBack, CardFront, CardText, ClozeText, Name, TextFormat } from './library.js'
 import { LibraryTree } from './study.js'
+import { SelectedCards } from './card-states.js'
 
 export const PARENT_ID_PATTERN = '^([0-9]{30,64})?$'
 
@@ -164,6 +165,13 @@ export const CardBody = Type.Object({ jwtToken: JwtToken, flashcardID: Id, cardI
 export type CardBody = Static<typeof CardBody>
 
 export const DeletedCard = Type.Object({ flashcardID: Id, cardID: Id })
+
+export const DeleteCardsBody = Type.Object({ jwtToken: JwtToken, cards: SelectedCards('deleted') })
+export type DeleteCardsBody = Static<typeof DeleteCardsBody>
+
+export const DeletedCards = Type.Object({
+  deleted: Type.String({ description: 'how many cards were deleted: every card named, each once' })
+})
 
 export const AllCardsBody = Type.Object({
   jwtToken: JwtToken,

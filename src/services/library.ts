@@ -418,6 +418,51 @@ export function libraryService (context: ServiceContext) {
     },
 
     /**
+     * Deletes many cards at once (the card browser's selection), all or
+     * nothing, each as deleteCard deletes one: in one user transaction, every
+     * card checked to be the user's in the flashcard named before anything is
+     * written; a cloze note losing some of its cards loses their deletions
+     * from its text, once for all of them, and its other cards keep their
+     * schedules. How many cards were deleted (each named, once).
+     */
+    async deleteCards (userID: string, named: ReadonlyArray<{ flashcardID: string, cardID: string }>) {
+      const refs = [...new Map(named.map((ref) => [ref.cardID, ref])).values()]
+      const unusedFiles = await context.userTransaction(userID, async (repositories) => {
+        const { cards, users } = repositories
+        const found = new Map((await cards.byIds(userID, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
+        const byFlashcard = new Map<string, string[]>()
+        const notes = new Map<string, { card: CardDocument, numbers: number[] }>()
+        for (const ref of refs) {
+          const card = found.get(ref.cardID)
+          if (card?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
+          byFlashcard.set(ref.flashcardID, [...(byFlashcard.get(ref.flashcardID) ?? []), ref.cardID])
+          if (card.noteID !== undefined && card.clozeNumber !== undefined) {
+            const key = `${card.flashcardID}/${card.noteID}`
+            const note = notes.get(key) ?? { card, numbers: [] }
+            note.numbers.push(card.clozeNumber)
+            notes.set(key, note)
+          }
+        }
+        for (const { card, numbers } of notes.values()) {
+          const kept = (await cards.ofNote(userID, card.flashcardID, card.noteID as string)).filter((sibling) => !found.has(sibling._id))
+          if (kept.length === 0) continue
+          const cloze = clozeSource(numbers.reduce((parts, number) => withoutDeletion(parts, number), parseCloze(card.front)))
+          const format = card.format ?? 'text'
+          await cards.setContents(userID, card.flashcardID, kept.map((sibling) => ({
+            cardID: sibling._id,
+            content: storedContent(cloze, card.back, format, sibling.clozeNumber)
+          })))
+        }
+        let deleted = 0
+        for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
+        await users.takeFromUsage(userID, { cards: deleted })
+        return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
+      })
+      await removeFilesAfterwards(context, unusedFiles)
+      return { deleted: String(refs.length) }
+    },
+
+    /**
      * The user's folders and flashcards with their ids and card counts: what a
      * client needs to name a folder or flashcard in an edit, which the tree of
      * the published interface (keyed by names) does not give. Each folder and

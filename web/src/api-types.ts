@@ -137,6 +137,7 @@ export interface Operations {
   'add-cards': Op<typeof manage.AddCardsBody, typeof manage.AddedCards>
   'edit-card': Op<typeof manage.EditCardBody, typeof manage.EditedCard>
   'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
+  'delete-cards': Op<typeof manage.DeleteCardsBody, typeof manage.DeletedCards>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>

@@ -105,9 +105,9 @@ export function plural (count: number, one: string, many = `${one}s`): string {
 
 /**
  * A button for something that cannot be taken back: the first press asks, in
- * place, and only "Yes" acts. Works by keyboard, unlike a browser dialog it can be read in context.
+ * place (the question made then, when it is a function), and only "Yes" acts. Works by keyboard, unlike a browser dialog it can be read in context.
  */
-export function confirmButton (label: string, question: string, action: (yes: HTMLButtonElement) => void, attributes: Attributes = {}): HTMLElement {
+export function confirmButton (label: string, question: string | (() => string), action: (yes: HTMLButtonElement) => void, attributes: Attributes = {}): HTMLElement {
   const holder = el('div', { class: 'confirm' })
   const ask = button(label, () => {
     const yes = button(`Yes, ${label.toLowerCase()}`, () => { action(yes) }, { class: 'danger' })
@@ -115,7 +115,7 @@ export function confirmButton (label: string, question: string, action: (yes: HT
       replaceChildren(holder, [ask])
       ask.focus()
     })
-    replaceChildren(holder, [el('p', { class: 'confirm-question' }, [question]), el('div', { class: 'button-row' }, [yes, no])])
+    replaceChildren(holder, [el('p', { class: 'confirm-question' }, [typeof question === 'string' ? question : question()]), el('div', { class: 'button-row' }, [yes, no])])
     yes.focus()
   }, { class: 'danger-outline', ...attributes })
   holder.append(ask)

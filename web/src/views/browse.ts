@@ -1,17 +1,17 @@
 // Browse: every card of the library, a folder or a deck, suspended and buried ones
 // too (browse-cards), in a table to filter, sort, select and change the standing of
-// (set-card-standing), as Anki's browser. The cards come a page at a time: "Load more"
+// (set-card-standing) or delete (delete-cards), as Anki's browser. The cards come a page at a time: "Load more"
 // follows the answer's cursor.
 import { callApi } from '../api.js'
 import type { BrowsedCard, BrowseRequest, StandingAction } from '../api-types.js'
-import { button, el, field, plural, replaceChildren, whileBusy } from '../dom.js'
+import { button, confirmButton, el, field, plural, replaceChildren, whileBusy } from '../dom.js'
 import { readLibrary, type FolderEntry } from '../library-tree.js'
 import { reportFailure, showNotice } from '../messages.js'
 import type { Screen } from './screen.js'
 
 /** Anki's flags by number, as flag-card takes them. */
 const FLAG_NAMES = ['No flag', 'Red', 'Orange', 'Green', 'Blue', 'Pink', 'Turquoise', 'Purple'] as const
-/** The most cards one set-card-standing changes. */
+/** The most cards one set-card-standing or delete-cards takes. */
 const CARDS_PER_CHANGE = 500
 
 type Sort = NonNullable<BrowseRequest['sort']>
@@ -47,8 +47,12 @@ export const showBrowse: Screen = (container) => {
   const flag = el('select', { id: 'browse-flag' }, FLAG_NAMES.map((name, index) => el('option', { value: String(index) }, [name])))
   const actionButtons = ACTIONS.map(({ action, label, done }) => button(label, (event) => { change(event.currentTarget as HTMLButtonElement, action, done).catch(reportFailure) }, { 'data-action': action }))
   const flagButton = button('Flag', (event) => { change(event.currentTarget as HTMLButtonElement, 'flag', 'flagged', Number(flag.value)).catch(reportFailure) }, { 'data-action': 'flag' })
+  const deleteControl = (): HTMLElement => confirmButton('Delete',
+    () => `Delete ${plural(selected.size, 'selected card')}? Their reviews still count; a cloze card's deletion becomes plain text in its note.`,
+    (yes) => { remove(yes).catch(reportFailure) }, { 'data-action': 'delete' })
+  let deleteHolder = deleteControl()
   const actions = el('div', { class: 'browse-actions', role: 'group', 'aria-label': 'Selected cards' }, [
-    selection, ...actionButtons, field('Flag to set', flag), flagButton
+    selection, ...actionButtons, field('Flag to set', flag), flagButton, deleteHolder
   ])
   const selectAll = el('input', { type: 'checkbox', id: 'browse-select-all', 'aria-label': 'Select every card shown' })
   const body = el('tbody', {})
@@ -88,7 +92,7 @@ export const showBrowse: Screen = (container) => {
 
   const drawSelection = (): void => {
     selection.textContent = selected.size === 0 ? 'No card selected' : `${plural(selected.size, 'card')} selected`
-    for (const control of [...actionButtons, flagButton]) control.disabled = selected.size === 0
+    for (const control of [...actionButtons, flagButton, ...deleteHolder.querySelectorAll('button')]) control.disabled = selected.size === 0
     selectAll.checked = shown.length > 0 && shown.every((card) => selected.has(card.cardID))
     selectAll.indeterminate = !selectAll.checked && shown.some((card) => selected.has(card.cardID))
   }
@@ -143,6 +147,23 @@ export const showBrowse: Screen = (container) => {
       }
     })
     showNotice(`${plural(cards.length, 'card')} ${action === 'flag' ? `flagged ${FLAG_NAMES[flagged ?? 0]?.toLowerCase() ?? ''}` : done}.`)
+    await reload()
+  }
+
+  /** Deletes the cards selected, a request of at most CARDS_PER_CHANGE at a time, each all or nothing. */
+  async function remove (control: HTMLButtonElement): Promise<void> {
+    const cards = [...selected.values()]
+    if (cards.length === 0) return
+    await whileBusy(control, async () => {
+      for (let start = 0; start < cards.length; start += CARDS_PER_CHANGE) {
+        await callApi('delete-cards', { cards: cards.slice(start, start + CARDS_PER_CHANGE) })
+        for (const card of cards.slice(start, start + CARDS_PER_CHANGE)) selected.delete(card.cardID)
+      }
+    })
+    const fresh = deleteControl()
+    deleteHolder.replaceWith(fresh)
+    deleteHolder = fresh
+    showNotice(`${plural(cards.length, 'card')} deleted.`)
     await reload()
   }
 
