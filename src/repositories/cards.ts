@@ -90,13 +90,14 @@ export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<
 export type ExportCard = Omit<CardDocument, 'html' | 'version' | 'lastReviewID'>
 
 /** A card of today's cards: what the tree needs, and its place in its queue. */
-export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder'>
+export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder' | 'clozeNumber' | 'ankiOrd'>
 
 // only what a tree needs: every field less is less to decode for each of thousands of cards
 const TREE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
 } as const
-const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1 } as const
+// the card type (its cloze number or Anki template) orders today's new cards (domain/study-pages.ts)
+const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1, clozeNumber: 1, ankiOrd: 1 } as const
 const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
 const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
 /** what a card of the study queue shows: its content, standing and place */

@@ -35,7 +35,7 @@ export const StudyQueueCard = Type.Object({
 export const StudyQueue = Type.Object({
   counts: StudyCounts,
   cards: Type.Array(StudyQueueCard, {
-    description: `a page of the queue, ${PAGE_LIMITS}, in the order to study them: learning and review cards most overdue first, then new cards in creation order; ` +
+    description: `a page of the queue, ${PAGE_LIMITS}, in the order to study them: learning and review cards most overdue first, then new cards by card type (every note's first card, then every second), then creation order; ` +
       'within what the daily limits leave today across the whole library'
   }),
   countsAfter: Type.Optional(queueCounts('present only with nextCursor: the cards of the queue after this page\'s, by queue, as the next pages would give them now')),

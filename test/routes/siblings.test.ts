@@ -257,3 +257,30 @@ test('an import with scheduling takes the bury options of the preset most of its
   t.equal((await importAnki(app, user.jwtToken, await reversedNotePackage(t, { new: false, rev: false, interday: true }), { withScheduling: 'false' })).state, 'done')
   t.match(await expectOk(app, 'get-user', { jwtToken: user.jwtToken }), { buryNewSiblings: 'true', buryReviewSiblings: 'true', buryInterdayLearningSiblings: 'false' })
 })
+
+test('today\'s new cards come by card type, then creation order (Anki\'s default): the cards of a note apart, burying on or off', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app)
+  const me = study(app, user)
+  const a = await clozeDeck(app, user, 'First')
+  const b = await clozeDeck(app, user, 'Second')
+  // a word and its reverse, as an Anki import keeps them: templates 0 and 1 of one note
+  const words = await expectOk<{ cardIDs: string[] }>(app, 'add-cards', {
+    jwtToken: user.jwtToken, flashcardID: b.flashcardID, cards: [{ front: 'Perro', back: 'Dog' }, { front: 'Dog', back: 'Perro' }]
+  }, 201)
+  const cards = databaseOf(app).collection<CardDocument>('cards')
+  for (const [index, cardID] of words.cardIDs.entries()) await cards.updateOne({ _id: cardID }, { $set: { ankiGuid: 'perro-note', ankiOrd: index } })
+  const [forward, reverse] = words.cardIDs as [string, string]
+  const expected = [a.first, a.other, b.first, b.other, forward, a.second, b.second, reverse, a.third, b.third]
+  const order = async (): Promise<string[]> => (await me.call<{ cards: Array<{ cardID: string }> }>('get-study-queue')).cards.map((card) => card.cardID)
+  t.strictSame(await order(), expected, 'every note\'s first card in creation order, then every second card, then every third')
+  t.strictSame(await me.today(), new Set(expected), 'the same cards as get-today-cards')
+
+  await me.settings({ buryNewSiblings: false })
+  await me.review(a.flashcardID, a.first, 'easy')
+  t.strictSame(await order(), expected.slice(1), 'answered, the first card leaves; its siblings stay where their type puts them')
+
+  // one new card started today: four left, the next four in creation order (the note's last two, Car, then the second deck's first)
+  await me.settings({ newCardsPerDay: 5 })
+  t.strictSame(await order(), [a.other, b.first, a.second, a.third], 'which cards are today\'s is creation order still; only their order is by type')
+})

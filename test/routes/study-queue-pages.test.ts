@@ -181,3 +181,24 @@ test('a card answered "again" is due again in minutes: it comes again on a later
   t.strictSame(second.counts, { new: '0', learning: '1', review: '1099' })
   t.equal(second.nextCursor, undefined, 'the last page')
 })
+
+test('new cards by card type across pages: 600 cloze notes of two cards, every first card, then every second, each once', async (t) => {
+  const clock = { now: new Date('2026-03-01T08:00:00Z') }
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
+  const user = await registerUser(app)
+  await learner(app, user, clock).settings({ newCardsPerDay: 9999 })
+  const deck = await makeDeck(app, user, { folder: ['Cloze'], name: 'Notes', cards: 0 })
+  const ids: string[] = []
+  for (let from = 0; from < 600; from += 250) {
+    const cards = Array.from({ length: 250 }, (_, i) => ({ cloze: `{{c1::word ${from + i}}} and {{c2::its pair}}` })).slice(0, 600 - from)
+    ids.push(...(await expectOk<{ cardIDs: string[] }>(app, 'add-cards', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cards }, 201)).cardIDs)
+    clock.now = new Date(clock.now.getTime() + 1)
+  }
+  const firsts = ids.filter((_, index) => index % 2 === 0)
+  const seconds = ids.filter((_, index) => index % 2 === 1)
+  const first = await expectOk<StudyPage>(app, 'get-study-queue', { jwtToken: user.jwtToken })
+  t.strictSame(first.cards.map((card) => card.cardID), [...firsts, ...seconds.slice(0, 400)], 'the first page: the 600 first cards in creation order, then 400 second cards')
+  const second = await expectOk<StudyPage>(app, 'get-study-queue', { jwtToken: user.jwtToken, cursor: first.nextCursor })
+  t.strictSame(second.cards.map((card) => card.cardID), seconds.slice(400), 'the next page goes on among the second cards')
+  t.equal(second.nextCursor, undefined, 'and ends the queue')
+})
