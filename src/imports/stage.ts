@@ -9,11 +9,12 @@ import { dirname } from 'node:path'
 import type { Db } from 'mongodb'
 import { openAnkiPackage, type OpenedPackage } from '../anki/package-file.js'
 import { answersIn, cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
-import type { AnkiCard, AnkiDeck } from '../domain/anki/collection.js'
+import type { AnkiCard, AnkiDeck, AnkiNotetype } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import type { SiblingBurying } from '../domain/card-states.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
+import { checkedNoteType, MAX_NOTE_TYPES, noteTypeIdOf, noteTypeOf, type NoteTypeContent } from '../domain/note-types.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT } from '../domain/limits.js'
 import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
@@ -299,6 +300,13 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   const plannedOf = new Map(flashcards.map((flashcard) => [flashcard.flashcardID, flashcard]))
   const deckNames = new Map(decks.map((deck) => [deck.id, deck.path.join('::')]))
   const notetypes = new Map(header.notetypes.map((notetype) => [notetype.id, notetype]))
+  /** the note types the notes use, by Anki's id: checked against the limits at their first note, kept with the cards */
+  const usedNoteTypes = new Map<number, { noteTypeID: string, content: NoteTypeContent }>()
+  const noteTypeIDOf = (notetype: AnkiNotetype): string => {
+    let used = usedNoteTypes.get(notetype.id)
+    if (used === undefined) usedNoteTypes.set(notetype.id, used = { noteTypeID: noteTypeIdOf(userID, notetype.id), content: checkedNoteType(noteTypeOf(notetype)) })
+    return used.noteTypeID
+  }
   const schedule = cardScheduler({ collection: header, calendar, now, userOffsetMinutesWest: offsetMinutesWest(calendar.timezone, now) })
   const missingMedia = new Set<string>()
   // new cards in Anki's new-card order first, then the others as Anki lists them
@@ -370,6 +378,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       }
       counts.notes += 1
       const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
+      const noteTypeID = noteTypeIDOf(notetype)
       const matched = existing.get(note.guid)
       const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
       for (const card of noteCards) {
@@ -395,7 +404,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
             userID,
             cardID: earlier._id,
             flashcardID: earlier.flashcardID,
-            content: { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
+            content: { ...rest, noteTypeID, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
             unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
           })
           updated++
@@ -419,6 +428,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
           flashcardID,
           ...stored.stored,
           ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
+          noteTypeID,
           ...cardSchedule,
           isNew,
           ...standing,
@@ -464,6 +474,14 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       }
     }
     await flush(true)
+    // the note types go with the cards: staged, each taking its id when the import is kept
+    const { count, found } = await repositories.noteTypes.held(userID, [...usedNoteTypes.values()].map((used) => used.noteTypeID))
+    const added = [...usedNoteTypes.values()].filter((used) => !found.has(used.noteTypeID)).length
+    if (count + added > MAX_NOTE_TYPES) {
+      throw new Refusal('quota_exceeded', `the package's notes use ${added.toLocaleString('en')} note types the account does not have, and an account keeps at most ${MAX_NOTE_TYPES.toLocaleString('en')} ` +
+        `(it has ${count.toLocaleString('en')}): import fewer note types at once`)
+    }
+    await repositories.noteTypes.stage(stagingOwner(importID), [...usedNoteTypes.values()].map((used) => ({ _id: newId(), ...used })), new Date(now))
   } catch (error) {
     // a write still in flight lands after the caller's clean-up unless it is waited for
     await writing.catch(() => {})

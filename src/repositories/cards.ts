@@ -22,6 +22,8 @@ export interface CardContent {
   media?: string[]
   /** the sides as sanitized HTML, media as media:<mediaID>, for an html or cloze card; absent for plain text, escaped when read */
   html?: RenderedHtml
+  /** the note type an Anki import made the card from (repositories/note-types.ts), whose CSS styles it; absent for a card made here */
+  noteTypeID?: string
 }
 
 export interface RenderedHtml {
@@ -99,7 +101,7 @@ const TREE_PROJECTION = {
 // the card type (its cloze number or Anki template) orders today's new cards (domain/study-pages.ts)
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1, clozeNumber: 1, ankiOrd: 1 } as const
 const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
-const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1 } as const
+const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, noteTypeID: 1 } as const
 /** what a card of the study queue shows: its content, standing and place */
 const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
 

@@ -15,6 +15,7 @@ import { importsRepository, type ImportsRepository } from './imports.js'
 import { searchPagesRepository, type SearchPagesRepository } from './search-pages.js'
 import { accountLinksRepository, type AccountLinksRepository } from './account-links.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
+import { noteTypesRepository, type NoteTypesRepository } from './note-types.js'
 
 /** Every repository: the only code that talks to the database. */
 export interface Repositories {
@@ -39,6 +40,8 @@ export interface Repositories {
   fitLeases: FitLeasesRepository
   /** imports of Anki packages, and the content changes they stage */
   imports: ImportsRepository
+  /** the note types Anki imports brought: fields, card templates and CSS */
+  noteTypes: NoteTypesRepository
 }
 
 /** What the repositories of one instance keep between requests. */
@@ -70,6 +73,7 @@ export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: 
     searchPages: searchPagesRepository(db, session),
     attempts: attemptsRepository(db),
     fitLeases: fitLeasesRepository(db),
-    imports: importsRepository(db, session)
+    imports: importsRepository(db, session),
+    noteTypes: noteTypesRepository(db, session)
   }
 }

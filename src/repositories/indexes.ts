@@ -72,6 +72,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   importUpdates: [
     { key: { importID: 1 }, name: 'import' }
   ],
+  // the note types Anki imports brought: an account's, by name (get-note-types), and those an import staged (by its owner)
+  noteTypes: [
+    { key: { userID: 1, name: 1 }, name: 'user_name' }
+  ],
   // the cards' searchable text, many cards to a page: a search reads the user's pages (the userID prefix);
   // adding cards to a flashcard finds the page that takes more without reading the full ones
   searchPages: [

@@ -6,7 +6,7 @@ import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody 
 import {
   AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
-  PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+  NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT } from '../schemas/study.js'
 
@@ -148,6 +148,16 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedCards, ...refusals(404) }
     }
   }, async (request) => await library.deleteCards(request.account._id, request.body.cards))
+
+  app.post('/get-note-types', {
+    schema: {
+      summary: 'The note types Anki imports brought: fields, card templates and CSS',
+      description: 'A card an Anki import made names its note type (noteTypeID) in every read of its content; the study page styles the card with the note type\'s CSS, confined to the card.',
+      tags: ['library'],
+      body: NoteTypesBody,
+      response: { 200: NoteTypes }
+    }
+  }, async (request) => await library.noteTypes(request.account._id))
 
   app.post('/get-library', {
     schema: {

@@ -76,7 +76,8 @@ export const CardContent = {
   frontHtml: Type.String({ description: 'the front as sanitized HTML to show (plain text escaped, line breaks <br>), media as signed addresses; of a cloze card, the question' }),
   backHtml: Type.String({ description: 'the back as sanitized HTML to show; of a cloze card, the whole answer (the deletion in <span class="cloze">), then the back extra' }),
   noteID: Type.Optional(Id),
-  clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' }))
+  clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' })),
+  noteTypeID: Type.Optional(Type.String({ description: 'the note type (get-note-types) an Anki import made the card from, whose CSS styles it; absent for a card made here' }))
 }
 
 /** A card's standing beside its schedule, as every read of a card's content gives it. */
@@ -226,4 +227,20 @@ export type FolderOutline = Static<typeof FolderOutline>
 export const LibraryOutline = Type.Object({
   ...StudiedToday,
   folders: Type.Array(FolderOutline, { description: 'the top-level folders, in the order they were made; each with its folders and flashcards' })
+})
+
+export const NoteTypesBody = Type.Object({ jwtToken: JwtToken })
+
+export const NoteType = Type.Object({
+  noteTypeID: Id,
+  name: Type.String(),
+  kind: StringEnum(['standard', 'cloze'] as const, { description: 'standard: a card for each template; cloze: a card for each cloze number' }),
+  fields: Type.Array(Type.String(), { description: 'the fields\' names, in Anki\'s order' }),
+  templates: Type.Array(Type.Object({ name: Type.String(), front: Type.String(), back: Type.String() }), { description: 'the card templates in Anki\'s template syntax, in Anki\'s order' }),
+  css: Type.String({ description: 'the CSS its cards are styled with, as Anki had it' }),
+  sortField: Type.String({ description: 'the index in fields of the field Anki sorts and shows its notes by' })
+})
+
+export const NoteTypes = Type.Object({
+  noteTypes: Type.Array(NoteType, { description: 'by name' })
 })

@@ -168,13 +168,14 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   /** Removes everything an import staged in the database: its cards, its review histories, its content changes, its media files. */
   async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
     await repositories.cards.removeStaged(stagingOwner(document._id))
+    await repositories.noteTypes.removeStaged(stagingOwner(document._id))
     await repositories.reviewHistories.removeImport(document.userID, document._id)
     await repositories.imports.dropStagedUpdates(document._id)
     // media staged before a plan named them stay listed for removal: the sweep takes them
     if (plan !== undefined && plan.media.length > 0) await removeFiles(context, plan.media.map((file) => file.fileId)).catch(() => 0)
   }
 
-  /** The content changes of cards the user had, then the cards staged, handed to the user. Repeating it changes nothing more. */
+  /** The content changes of cards the user had, then the note types and cards staged, handed to the user. Repeating it changes nothing more. */
   async function handOver (repositories: Repositories, document: ImportDocument, plan: ImportPlan): Promise<void> {
     const updates = await repositories.imports.stagedUpdates(document._id)
     const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent }>>()
@@ -187,6 +188,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
     for (const [flashcardID, changes] of byFlashcard) {
       for (let start = 0; start < changes.length; start += 2000) await repositories.cards.setContents(document.userID, flashcardID, changes.slice(start, start + 2000))
     }
+    await repositories.noteTypes.handOver(stagingOwner(document._id), document.userID)
     await repositories.cards.handOver(stagingOwner(document._id), document.userID, plan.flashcards.map((flashcard) => ({ flashcardID: flashcard.flashcardID, batch: handOverBatch(flashcard) })))
     await repositories.imports.dropStagedUpdates(document._id)
   }

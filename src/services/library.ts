@@ -417,6 +417,22 @@ export function libraryService (context: ServiceContext) {
       return { flashcardID, cardID }
     },
 
+    /** The note types the account's Anki imports brought, by name: their fields, card templates and CSS. */
+    async noteTypes (userID: string) {
+      const noteTypes = await context.repositories.noteTypes.ofUser(userID)
+      return {
+        noteTypes: noteTypes.map((noteType) => ({
+          noteTypeID: noteType._id,
+          name: noteType.name,
+          kind: noteType.kind,
+          fields: noteType.fields,
+          templates: noteType.templates,
+          css: noteType.css,
+          sortField: String(noteType.sortField)
+        }))
+      }
+    },
+
     /**
      * Deletes many cards at once (the card browser's selection), all or
      * nothing, each as deleteCard deletes one: in one user transaction, every

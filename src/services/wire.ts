@@ -28,6 +28,7 @@ export type WireCardContent = {
   backHtml: string
   noteID?: string
   clozeNumber?: string
+  noteTypeID?: string
 }
 
 function leafOf (card: StoredCard, displayDay: (instant: Date) => string): CardLeaf {
@@ -77,6 +78,7 @@ export function cardContent (card: CardContent & Partial<ClozeSibling>, mediaUrl
     content.noteID = card.noteID
     content.clozeNumber = String(card.clozeNumber)
   }
+  if (card.noteTypeID !== undefined) content.noteTypeID = card.noteTypeID
   return content
 }
 

@@ -138,6 +138,7 @@ export interface Operations {
   'edit-card': Op<typeof manage.EditCardBody, typeof manage.EditedCard>
   'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
   'delete-cards': Op<typeof manage.DeleteCardsBody, typeof manage.DeletedCards>
+  'get-note-types': Op<typeof manage.NoteTypesBody, typeof manage.NoteTypes>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>

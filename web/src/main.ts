@@ -1,5 +1,6 @@
 // The study app: one page, one screen at a time, chosen by the address's #/fragment
 // so that the browser's back button and a reload keep the user where they were.
+import { forgetNoteTypeStyles } from './note-type-styles.js'
 import { onReachabilityChange, onSessionEnded } from './api.js'
 import { plural } from './dom.js'
 import { clearError, showError, showNotice, watchActions } from './messages.js'
@@ -68,6 +69,7 @@ function showSignedIn (session: Session, moveFocus: boolean): void {
 }
 
 function showSignedOut (): void {
+  forgetNoteTypeStyles()
   nav.hidden = true
   logoutButton.hidden = true
   // after logging in, the user is back on the screen they were sent away from

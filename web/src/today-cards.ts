@@ -32,6 +32,8 @@ export interface StudyCard {
   state: CardState
   /** Anki's flag: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple */
   flag: number
+  /** the note type an Anki import made it from, whose CSS styles it (note-type-styles.ts) */
+  noteTypeID?: string
   /**
    * The retry key of the answer being sent for this showing of the card. Made at the
    * first attempt and kept until the service confirms, so a retry after a lost answer
@@ -113,7 +115,8 @@ export function studyCard (flashcard: Pick<Flashcard, 'flashcardID' | 'flashcard
     cloze: card.clozeNumber !== undefined,
     dueAt: Date.parse(card.due),
     state: stateOf(card.review_status),
-    flag: Number(card.flag)
+    flag: Number(card.flag),
+    ...(card.noteTypeID === undefined ? {} : { noteTypeID: card.noteTypeID })
   }
 }
 

@@ -7,6 +7,7 @@
 // A side is the HTML the service rendered (frontHtml, backHtml), put on the page through
 // the allowlist again (card-html.ts). A cloze card's back is its whole text with the
 // answer marked, shown in place of its front, as Anki shows it.
+import { styleNoteType } from '../note-type-styles.js'
 import { ApiError, callApi, serviceReachable } from '../api.js'
 import { RATINGS, type EditedCard, type Rating, type ReviewPreview } from '../api-types.js'
 import { cardSide, sideText } from '../card-html.js'
@@ -771,9 +772,16 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
 }
 
 function cardView (card: StudyCard, showBack: boolean): HTMLElement {
+  const { noteTypeID } = card
+  if (noteTypeID !== undefined) styleNoteType(noteTypeID)
+  // a card of an imported note type: its content in <div class="card">, as Anki's, for the note type's CSS to style
+  const shown = (html: string) => html === '' ? '(no back)' : noteTypeID === undefined ? cardSide(html) : el('div', { class: 'card' }, [cardSide(html)])
   const side = (id: string, classes: string, label: string, html: string) => el('div', { class: `card-face ${classes}`, id }, [
     el('h2', { class: 'face-label' }, [label]),
-    el('div', { class: `card-text card-html format-${card.format}` }, [html === '' ? '(no back)' : cardSide(html)])
+    el('div', {
+      class: `card-text card-html format-${card.format}${noteTypeID === undefined ? '' : ' card-styled'}`,
+      ...(noteTypeID === undefined ? {} : { 'data-note-type': noteTypeID })
+    }, [shown(html)])
   ])
   const source = el('p', { class: 'card-source' }, [
     deckPlace(card.folder, card.flashcardName),

@@ -1,0 +1,61 @@
+import type { ClientSession, Db } from 'mongodb'
+import { checkedNoteType, type NoteTypeContent } from '../domain/note-types.js'
+
+/** A note type an account keeps (domain/note-types.ts), or one an import has staged for it. */
+export interface NoteTypeDocument extends NoteTypeContent {
+  /** noteTypeIdOf(the account, ankiID); a staged one has an id of its own and names this one in `noteTypeID` */
+  _id: string
+  /** the account; an import's staging owner while staged */
+  userID: string
+  /** a staged note type: the id it takes when the import is kept */
+  noteTypeID?: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+export function noteTypesRepository (db: Db, session?: ClientSession) {
+  const noteTypes = db.collection<NoteTypeDocument>('noteTypes')
+  const inSession = { session }
+
+  return {
+    /** The account's note types, by name. Index user_name. */
+    ofUser (userID: string): Promise<NoteTypeDocument[]> {
+      return noteTypes.find({ userID }, { ...inSession, sort: { name: 1, _id: 1 } }).toArray()
+    },
+
+    /** How many note types the account keeps, and which of these ids it has. Index user_name, then _id. */
+    async held (userID: string, noteTypeIDs: readonly string[]): Promise<{ count: number, found: Set<string> }> {
+      const count = await noteTypes.countDocuments({ userID }, inSession)
+      const found = await noteTypes.find({ _id: { $in: [...noteTypeIDs] }, userID }, { ...inSession, projection: { _id: 1 } }).toArray()
+      return { count, found: new Set(found.map((document) => document._id)) }
+    },
+
+    /** Stages note types for an import (`owner`: its staging owner), each checked against the limits; each takes its id when the import is kept. */
+    async stage (owner: string, staged: ReadonlyArray<{ _id: string, noteTypeID: string, content: NoteTypeContent }>, now: Date): Promise<void> {
+      if (staged.length === 0) return
+      await noteTypes.insertMany(staged.map(({ _id, noteTypeID, content }) => ({
+        ...checkedNoteType(content), _id, userID: owner, noteTypeID, createdAt: now, updatedAt: now
+      })), inSession)
+    },
+
+    /**
+     * The note types an import staged, made the account's: a new one added, one the account has
+     * brought up to date (its id and creation kept); the staged ones removed. Repeating it changes nothing more.
+     */
+    async handOver (owner: string, userID: string): Promise<void> {
+      for (const staged of await noteTypes.find({ userID: owner }, inSession).toArray()) {
+        const { _id: stagedID, noteTypeID, createdAt, ...rest } = staged
+        if (noteTypeID === undefined) continue
+        await noteTypes.updateOne({ _id: noteTypeID, userID }, { $set: { ...rest, userID }, $setOnInsert: { createdAt } }, { ...inSession, upsert: true })
+        await noteTypes.deleteOne({ _id: stagedID, userID: owner }, inSession)
+      }
+    },
+
+    /** Removes what an import staged (one that failed or was cancelled). */
+    async removeStaged (owner: string): Promise<number> {
+      return (await noteTypes.deleteMany({ userID: owner }, inSession)).deletedCount
+    }
+  }
+}
+
+export type NoteTypesRepository = ReturnType<typeof noteTypesRepository>
