@@ -1,5 +1,5 @@
 // A card of an imported note type, in Chromium: the note type's CSS styles the card as Anki
-// would (its colour, font, alignment), and nothing else: a rule that names the page's
+// would (its colour, font, alignment, the class names of its templates), and nothing else: a rule that names the page's
 // elements, a brace left open to end the confinement, and a layer drawn over the whole
 // window each stay inside the card, so the answer buttons stay visible and pressable. A card
 // made here keeps the page's own look. With STUDY_PAGE_SCREENSHOTS=1 it writes
@@ -15,6 +15,8 @@ const BROWSER_TEST = { skip: withoutChromium, timeout: 120_000 }
 const CSS = [
   '.card { font-family: serif; font-size: 28px; color: rgb(10, 80, 30); background-color: rgb(255, 250, 235); text-align: left; }',
   'b { color: rgb(200, 0, 0); }',
+  // a class of the note type's own, and one that would pass for a cloze deletion
+  '.word { text-decoration: underline; } .cloze { color: rgb(0, 0, 255); }',
   // what would restyle the page around the card, were it not confined
   'body, button, nav, .rating { display: none !important; background: black !important; }',
   '.card::after { content: ""; position: fixed; inset: 0; background: rgba(200, 120, 0, 0.12); z-index: 99999; }',
@@ -25,7 +27,7 @@ const CSS = [
 test('an imported card styled by its note type\'s CSS, confined to the card; a card made here keeps the page\'s look', BROWSER_TEST, async (t) => {
   const study = await openStudyPage(t, import.meta.filename)
   const { page, app, token } = study
-  const file = await craftedPackage(t, { cards: 1, revlog: 0, decks: [['Styled']], fields: () => ['<b>el agua</b> fría', 'cold water'] }, (db) => {
+  const file = await craftedPackage(t, { cards: 1, revlog: 0, decks: [['Styled']], fields: () => ['<b class="word">el agua</b> <span class="cloze">fría</span>', 'cold water'] }, (db) => {
     const models = JSON.parse(String(db.prepare('select models from col').get()?.models)) as Record<string, { css: string }>
     for (const model of Object.values(models)) model.css = CSS
     db.prepare('update col set models = ?').run(JSON.stringify(models))
@@ -44,9 +46,14 @@ test('an imported card styled by its note type\'s CSS, confined to the card; a c
   await page.waitForFunction(() => getComputedStyle(document.querySelector('#card-front .card') as Element).color === 'rgb(10, 80, 30)')
   const look = await page.$eval('#card-front .card', (card) => {
     const style = getComputedStyle(card)
-    return { font: style.fontFamily, size: style.fontSize, align: style.textAlign, background: style.backgroundColor, bold: getComputedStyle(card.querySelector('b') as Element).color }
+    const bold = card.querySelector('b') as Element
+    return {
+      font: style.fontFamily, size: style.fontSize, align: style.textAlign, background: style.backgroundColor,
+      bold: getComputedStyle(bold).color, underlined: getComputedStyle(bold).textDecorationLine, classes: [...card.querySelectorAll('[class]')].map((element) => element.className)
+    }
   })
-  t.strictSame(look, { font: 'serif', size: '28px', align: 'left', background: 'rgb(255, 250, 235)', bold: 'rgb(200, 0, 0)' }, 'the card has the note type\'s font, size, colours and alignment')
+  t.strictSame(look, { font: 'serif', size: '28px', align: 'left', background: 'rgb(255, 250, 235)', bold: 'rgb(200, 0, 0)', underlined: 'underline', classes: ['word'] },
+    'the card has the note type\'s font, size, colours and alignment, and its own class names; "cloze" in the source is not kept')
   t.equal(await page.$eval('body', (body) => getComputedStyle(body).visibility), 'visible', 'the open brace ends nothing: the page stays visible')
   t.equal(await page.$eval('nav', (nav) => getComputedStyle(nav).display === 'none'), false, 'the page\'s own elements keep their look')
   const button = await page.$eval('#show-answer', (shown) => {

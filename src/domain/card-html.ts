@@ -11,6 +11,9 @@
  *   audio: src only `media:<mediaID>`; the service adds controls, and drops
  *      whatever the element held
  *   span: class="cloze" only where the service marks a cloze deletion
+ *   and, on a card an Anki import made (RenderOptions.classes), class on
+ *      any of them: plain names only, at most 16, never "cloze", for its
+ *      note type's CSS (which the study page confines to the card)
  *
  * No other element or attribute passes: no script, no event attribute, no
  * style, no id, no class from the input, no SVG or MathML, no frame, object,
@@ -29,6 +32,20 @@ import type { TextFormat } from './card-content.js'
 
 /** Bumped whenever the allowlist or the rendering changes: sides kept from an older version are rendered again when read. */
 export const RENDER_VERSION = 2
+
+/** How sides are rendered: `classes` keeps the class names of the HTML, for a card an Anki import made from a note type whose CSS names them. */
+export interface RenderOptions { classes?: boolean }
+
+/** A class name kept: a plain CSS identifier, not too long. */
+const CLASS_NAME = /^-?[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+const MAX_CLASSES = 16
+
+/** The class names of a class attribute that are kept (never "cloze", which only the service writes), or null for none. */
+export function keptClasses (value: string | undefined): string | null {
+  if (value === undefined) return null
+  const names = value.split(/\s+/).filter((name) => CLASS_NAME.test(name) && name !== 'cloze').slice(0, MAX_CLASSES)
+  return names.length === 0 ? null : names.join(' ')
+}
 
 /** The sides of a card as HTML to show, media as `media:<mediaID>`, and the media they refer to. */
 export interface RenderedSides {
@@ -99,10 +116,20 @@ const DROPPED_WHOLE = [
   'title', 'svg', 'math', 'object', 'applet', 'frameset', 'plaintext'
 ]
 
+/** The elements whose attributes sanitizeCardHtml rewrites one by one; the others keep their class names at most. */
+const TRANSFORMED = new Set(['a', 'img', 'audio', 'span', 'td', 'th'])
+
 /** HTML reduced to the allowlist, media left as `media:<mediaID>`. */
-export function sanitizeCardHtml (source: string): string {
+export function sanitizeCardHtml (source: string, options: RenderOptions = {}): string {
   // the elements inside an audio element are its fallback for old browsers: none is kept
   let audioDepth = 0
+  const classes = options.classes === true
+  /** the attributes kept, with the element's class names when they are kept */
+  const withClass = (attribs: sanitizeHtml.Attributes, kept: sanitizeHtml.Attributes): sanitizeHtml.Attributes => {
+    const names = classes ? keptClasses(attribs.class) : null
+    return names === null ? kept : { ...kept, class: names }
+  }
+  const classOnly = (tagName: string, attribs: sanitizeHtml.Attributes) => ({ tagName, attribs: withClass(attribs, {}) })
   return sanitizeHtml(source, {
     allowedTags: ALLOWED_TAGS,
     allowedAttributes: {
@@ -111,37 +138,42 @@ export function sanitizeCardHtml (source: string): string {
       audio: ['src', 'controls'],
       span: ['class'],
       td: ['colspan', 'rowspan'],
-      th: ['colspan', 'rowspan']
+      th: ['colspan', 'rowspan'],
+      ...(classes ? { '*': ['class'] } : {})
     },
-    allowedClasses: { span: ['cloze'] },
+    // with classes, each element's are chosen by withClass; without, only the service's cloze mark passes
+    allowedClasses: classes ? {} : { span: ['cloze'] },
     allowedSchemes: ['http', 'https'],
     allowedSchemesByTag: { img: ['media'], audio: ['media'] },
     allowProtocolRelative: false,
     disallowedTagsMode: 'discard',
     nonTextTags: DROPPED_WHOLE,
     transformTags: {
+      // the source first: what mediaIn and resolveMedia look for
       a: (tagName, attribs) => {
         const href = linkAddress(attribs.href)
         const kept: sanitizeHtml.Attributes = href === null ? {} : { href, rel: 'noopener noreferrer nofollow', target: '_blank' }
-        return { tagName, attribs: kept }
+        return { tagName, attribs: href === null ? kept : withClass(attribs, kept) }
       },
       img: (tagName, attribs) => {
         const id = mediaID(attribs.src)
         const alt = attribs.alt ?? ''
         const kept: sanitizeHtml.Attributes = id === null ? {} : { src: `media:${id}`, ...(alt === '' ? {} : { alt }) }
-        return { tagName, attribs: kept }
+        return { tagName, attribs: id === null ? kept : withClass(attribs, kept) }
       },
       audio: (tagName, attribs) => {
         const id = mediaID(attribs.src)
         const kept: sanitizeHtml.Attributes = id === null ? {} : { src: `media:${id}`, controls: '' }
-        return { tagName, attribs: kept }
+        return { tagName, attribs: id === null ? kept : withClass(attribs, kept) }
       },
       span: (tagName, attribs) => {
-        const kept: sanitizeHtml.Attributes = attribs.class === CLOZE_MARK ? { class: 'cloze' } : {}
-        return { tagName, attribs: kept }
+        if (attribs.class === CLOZE_MARK) return { tagName, attribs: { class: 'cloze' } }
+        return classOnly(tagName, attribs)
       },
-      td: cellSpans,
-      th: cellSpans
+      td: (tagName, attribs) => { const cell = cellSpans(tagName, attribs); return { tagName, attribs: withClass(attribs, cell.attribs) } },
+      th: (tagName, attribs) => { const cell = cellSpans(tagName, attribs); return { tagName, attribs: withClass(attribs, cell.attribs) } },
+      // every other element keeps its class names only (sanitize-html would run a '*' transform after those above too)
+      ...Object.fromEntries(ALLOWED_TAGS.filter((tag) => !TRANSFORMED.has(tag)).map((tag) => [tag, classOnly]))
     },
     onOpenTag: (name) => { if (name === 'audio') audioDepth++ },
     onCloseTag: (name) => { if (name === 'audio') audioDepth-- },
@@ -156,8 +188,8 @@ export function sanitizeCardHtml (source: string): string {
 }
 
 /** One side as HTML: plain text escaped, HTML sanitized. */
-export function sideHtml (text: string, format: TextFormat): string {
-  return format === 'html' ? sanitizeCardHtml(text) : escapeText(text)
+export function sideHtml (text: string, format: TextFormat, options: RenderOptions = {}): string {
+  return format === 'html' ? sanitizeCardHtml(text, options) : escapeText(text)
 }
 
 /** The media that rendered HTML refers to, each once, in the order met. */
@@ -171,9 +203,9 @@ export function mediaIn (...html: string[]): string[] {
 }
 
 /** The sides of a front-and-back card. */
-export function basicSides (front: string, back: string, format: TextFormat): RenderedSides {
-  const frontHtml = sideHtml(front, format)
-  const backHtml = sideHtml(back, format)
+export function basicSides (front: string, back: string, format: TextFormat, options: RenderOptions = {}): RenderedSides {
+  const frontHtml = sideHtml(front, format, options)
+  const backHtml = sideHtml(back, format, options)
   return { front: frontHtml, back: backHtml, media: mediaIn(frontHtml, backHtml) }
 }
 
@@ -183,20 +215,20 @@ export function basicSides (front: string, back: string, format: TextFormat): Re
  * deletions' answers in <span class="cloze">, then the back extra after a
  * line break.
  */
-export function clozeSides (cloze: string, extra: string, format: TextFormat, number: number): RenderedSides {
+export function clozeSides (cloze: string, extra: string, format: TextFormat, number: number, options: RenderOptions = {}): RenderedSides {
   const parts = parseCloze(cloze)
   let front: string
   let back: string
   if (format === 'html') {
     const markup: ClozeMarkup = { text: (source) => source, open: `<span class="${CLOZE_MARK}">`, close: '</span>' }
-    front = sanitizeCardHtml(clozeSide(parts, number, 'front', markup))
-    back = sanitizeCardHtml(clozeSide(parts, number, 'back', markup))
+    front = sanitizeCardHtml(clozeSide(parts, number, 'front', markup), options)
+    back = sanitizeCardHtml(clozeSide(parts, number, 'back', markup), options)
   } else {
     const markup: ClozeMarkup = { text: escapeText, open: '<span class="cloze">', close: '</span>' }
     front = clozeSide(parts, number, 'front', markup)
     back = clozeSide(parts, number, 'back', markup)
   }
-  if (extra !== '') back += `<br>${sideHtml(extra, format)}`
+  if (extra !== '') back += `<br>${sideHtml(extra, format, options)}`
   return { front, back, media: mediaIn(front, back) }
 }
 

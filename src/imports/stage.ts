@@ -388,8 +388,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
           const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
           return content.kind === 'cloze'
-            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber) }
-            : { content, stored: storedContent(content.front, content.back, 'html') }
+            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber, { classes: true }) }
+            : { content, stored: storedContent(content.front, content.back, 'html', undefined, { classes: true }) }
         })
         const { content } = stored
         const standing = standingOf(card, now, calendar)

@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
-import { basicSides, clozeSides, RENDER_VERSION } from '../domain/card-html.js'
+import { basicSides, clozeSides, RENDER_VERSION, type RenderOptions } from '../domain/card-html.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
 import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
@@ -36,15 +36,20 @@ export interface NewFlashcard {
 }
 
 /** What a card keeps of its content: the text as written, and the sides rendered from it (html and cloze cards) with the media they show. */
-export function storedContent (front: string, back: string, format: TextFormat, clozeNumber?: number): CardContent {
+export function storedContent (front: string, back: string, format: TextFormat, clozeNumber?: number, options: RenderOptions = {}): CardContent {
   // every card's content is made here, whichever door it came by: the sizes the request schemas check hold for all
   const problem = cardTextProblem(clozeNumber === undefined ? 'the front' : 'the cloze text', front) ?? cardTextProblem('the back', back)
   if (problem !== null) throw new Refusal('invalid_field', `${problem}: shorten it`)
-  const sides = clozeNumber === undefined ? basicSides(front, back, format) : clozeSides(front, back, format, clozeNumber)
+  const sides = clozeNumber === undefined ? basicSides(front, back, format, options) : clozeSides(front, back, format, clozeNumber, options)
   // only a card that shows media has the field: index user_media holds only those
   const content: CardContent = { front, back, format, ...(sides.media.length > 0 ? { media: sides.media } : {}) }
   if (format === 'html' || clozeNumber !== undefined) content.html = { front: sides.front, back: sides.back, version: RENDER_VERSION }
   return content
+}
+
+/** How a stored card's sides are rendered again: with their class names when an Anki import made it from a note type. */
+export function renderingOf (card: Pick<CardContent, 'noteTypeID'>): RenderOptions {
+  return card.noteTypeID === undefined ? {} : { classes: true }
 }
 
 function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
@@ -205,7 +210,7 @@ export function libraryService (context: ServiceContext) {
     const newNumbers = numbers.filter((number) => !numbered.has(number))
     if (newNumbers.length > MAX_CARDS_PER_REQUEST) throw tooManyCards('body.cloze', newNumbers.length)
 
-    const changes = kept.map((sibling) => ({ cardID: sibling._id, content: storedContent(note.cloze, note.back, note.format, sibling.clozeNumber) }))
+    const changes = kept.map((sibling) => ({ cardID: sibling._id, content: storedContent(note.cloze, note.back, note.format, sibling.clozeNumber, renderingOf(sibling)) }))
     await cards.setContents(userID, flashcardID, changes)
     if (removed.length > 0) {
       const deleted = await cards.removeCards(userID, flashcardID, removed.map((sibling) => sibling._id))
@@ -376,7 +381,7 @@ export function libraryService (context: ServiceContext) {
             throw new Refusal('wrong_card_kind',
               `card ${cardID} has a front and a back, not a cloze text: send front or back; for a cloze note, add a card {cloze} and delete this one`)
           }
-          const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text')
+          const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text', undefined, renderingOf(card))
           await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }])
           return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl, context.clock())
         }
@@ -405,7 +410,7 @@ export function libraryService (context: ServiceContext) {
           const format = card.format ?? 'text'
           await cards.setContents(userID, flashcardID, siblings.map((sibling) => ({
             cardID: sibling._id,
-            content: storedContent(cloze, card.back, format, sibling.clozeNumber)
+            content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
           })))
         }
         const deleted = await cards.removeCards(userID, flashcardID, [cardID])
@@ -466,7 +471,7 @@ export function libraryService (context: ServiceContext) {
           const format = card.format ?? 'text'
           await cards.setContents(userID, card.flashcardID, kept.map((sibling) => ({
             cardID: sibling._id,
-            content: storedContent(cloze, card.back, format, sibling.clozeNumber)
+            content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
           })))
         }
         let deleted = 0

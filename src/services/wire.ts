@@ -66,7 +66,8 @@ export function shownSides (card: CardContent & Partial<ClozeSibling>, mediaUrl:
     front = escapeText(card.front)
     back = escapeText(card.back)
   } else {
-    ({ front, back } = card.clozeNumber === undefined ? basicSides(card.front, card.back, format) : clozeSides(card.front, card.back, format, card.clozeNumber))
+    const options = card.noteTypeID === undefined ? {} : { classes: true }
+    ;({ front, back } = card.clozeNumber === undefined ? basicSides(card.front, card.back, format, options) : clozeSides(card.front, card.back, format, card.clozeNumber, options))
   }
   return { frontHtml: resolveMedia(front, mediaUrl), backHtml: resolveMedia(back, mediaUrl) }
 }

@@ -55,3 +55,19 @@ test('media references become the resolver\'s addresses when read; one it does n
   t.equal(resolveMedia('<p>media:known as text</p>', () => 'x'), '<p>media:known as text</p>', 'text that merely reads media: is text')
   t.same(basicSides('<img src="media:x">', 'plain <img src="media:x">', 'text').media, [], 'plain text refers to no media')
 })
+
+test('a card an Anki import made keeps its class names, for its note type\'s CSS: plain names only, at most 16, never "cloze"', async (t) => {
+  const classes = { classes: true }
+  t.equal(sanitizeCardHtml('<div class="front  big">a</div><b class="x">b</b><td class="cell" rowspan="2">c</td>', classes),
+    '<div class="front big">a</div><b class="x">b</b><td rowspan="2" class="cell">c</td>', 'on any element kept, after the attributes it keeps')
+  t.equal(sanitizeCardHtml('<img src="media:dog-1" class="pic" alt="dog" onerror="x()"><a href="https://example.com" class="link">l</a>', classes),
+    '<img src="media:dog-1" alt="dog" class="pic" /><a href="https://example.com/" rel="noopener noreferrer nofollow" target="_blank" class="link">l</a>',
+    'after the media source, which is read first')
+  t.equal(sanitizeCardHtml('<span class="cloze">not a deletion</span><span class="cloze hint">h</span>', classes), '<span>not a deletion</span><span class="hint">h</span>',
+    '"cloze" written in the source is dropped: only the service marks a deletion')
+  t.equal(sanitizeCardHtml('<p class="a;b x&quot;y 1bad ok-name">p</p>', classes), '<p class="ok-name">p</p>', 'a name that is not a plain identifier is dropped')
+  t.equal(sanitizeCardHtml(`<p class="${Array.from({ length: 20 }, (_, n) => `c${n}`).join(' ')}">p</p>`, classes),
+    `<p class="${Array.from({ length: 16 }, (_, n) => `c${n}`).join(' ')}">p</p>`, 'at most 16')
+  t.equal(sanitizeCardHtml('<div class="front">a</div><img src="media:dog-1" class="pic">'), '<div>a</div><img src="media:dog-1" />', 'any other card keeps none')
+  t.equal(sanitizeCardHtml('<img class="pic">', classes), '', 'an image without a media source goes, class or not')
+})

@@ -76,6 +76,18 @@ export interface CleanOptions {
   media: MediaRule
   /** span class="cloze" kept: true where the service (or the preview) marked a deletion; a class written in a card's source is dropped */
   clozeClass: boolean
+  /** the class names of a card an Anki import made, for its note type's CSS: kept as the service keeps them (plain names, at most 16, never "cloze") */
+  classes?: boolean
+}
+
+/** A class name kept: a plain CSS identifier, not too long (the service's rule, domain/card-html.ts). */
+const CLASS_NAME = /^-?[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+const MAX_CLASSES = 16
+
+function keptClasses (value: string | null): string | null {
+  if (value === null) return null
+  const names = value.split(/\s+/).filter((name) => CLASS_NAME.test(name) && name !== 'cloze').slice(0, MAX_CLASSES)
+  return names.length === 0 ? null : names.join(' ')
 }
 
 /** An absolute http(s) address, as a browser would read it, or null: no javascript:, data:, relative or // address. */
@@ -117,7 +129,10 @@ function allowedCopy (from: Element, options: CleanOptions): Element | null {
     copy.setAttribute('target', '_blank')
   } else if (tag === 'span' && options.clozeClass && from.getAttribute('class') === 'cloze') {
     copy.setAttribute('class', 'cloze')
+    return copy
   }
+  const names = options.classes === true ? keptClasses(from.getAttribute('class')) : null
+  if (names !== null) copy.setAttribute('class', names)
   return copy
 }
 
@@ -153,9 +168,9 @@ export function cleanFragment (html: string, options: CleanOptions): DocumentFra
   return fragment
 }
 
-/** A side of a card as the service gave it (frontHtml, backHtml), ready to show. */
-export function cardSide (html: string): DocumentFragment {
-  return cleanFragment(html, { media: servedMedia, clozeClass: true })
+/** A side of a card as the service gave it (frontHtml, backHtml), ready to show; `classes` for a card of an imported note type, styled by its CSS. */
+export function cardSide (html: string, { classes = false } = {}): DocumentFragment {
+  return cleanFragment(html, { media: servedMedia, clozeClass: true, classes })
 }
 
 /** The words of a side, for a screen reader's announcement or a button's name: line breaks as spaces, images by their description. */

@@ -775,7 +775,7 @@ function cardView (card: StudyCard, showBack: boolean): HTMLElement {
   const { noteTypeID } = card
   if (noteTypeID !== undefined) styleNoteType(noteTypeID)
   // a card of an imported note type: its content in <div class="card">, as Anki's, for the note type's CSS to style
-  const shown = (html: string) => html === '' ? '(no back)' : noteTypeID === undefined ? cardSide(html) : el('div', { class: 'card' }, [cardSide(html)])
+  const shown = (html: string) => html === '' ? '(no back)' : noteTypeID === undefined ? cardSide(html) : el('div', { class: 'card' }, [cardSide(html, { classes: true })])
   const side = (id: string, classes: string, label: string, html: string) => el('div', { class: `card-face ${classes}`, id }, [
     el('h2', { class: 'face-label' }, [label]),
     el('div', {
