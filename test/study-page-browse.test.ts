@@ -1,7 +1,7 @@
 // The Browse screen, in Chromium: a card suspended through the API is found again with
 // the Suspended filter, selected and unsuspended, and is back in the study queue; the
 // table sorts by due; two cards selected are deleted, after a question; at 375 px the
-// table scrolls inside its box, not the page.
+// table scrolls inside its box, not the page; a card's first line opens it in its deck.
 // With STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-browse.png and its -375 twin.
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
@@ -91,6 +91,12 @@ test('a suspended card found in Browse, unsuspended there, back in the study que
   t.ok(await pageIsNoWiderThan(page, 375), 'nothing of the page scrolls sideways at 375 px')
   t.ok(await page.$eval('.browse-table-box', (box) => box.scrollWidth > box.clientWidth), 'the table scrolls inside its box')
   await docsScreenshot(page, 'study-page-browse-375.png')
+
+  // a card's first line opens it in its deck, brought into view, to edit there
+  await click(page, `tr[data-card-id="${spanish.cardIDs[2] as string}"] .browse-sort-field a`)
+  await page.waitForSelector(`#card-list [data-card-id="${spanish.cardIDs[2] as string}"].card-found`)
+  t.equal(await page.$eval('#library-panel h2', (heading) => heading.textContent), 'Greetings', 'the card\'s deck is open in the library')
+  t.ok(await page.$eval(`#card-list [data-card-id="${spanish.cardIDs[2] as string}"]`, (item) => item.querySelector('button') !== null), 'with the card\'s own buttons (Edit)')
 
   t.strictSame(study.consoleErrors, [], 'no console errors')
   t.strictSame(await study.cspViolations(), [], 'the content security policy holds')

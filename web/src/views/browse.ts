@@ -206,7 +206,8 @@ function row (card: BrowsedCard, selected: Map<string, { flashcardID: string, ca
   ]
   return el('tr', { 'data-card-id': card.cardID }, [
     el('td', {}, [choose]),
-    el('td', { class: 'browse-sort-field' }, [card.sortField]),
+    // the card in its deck, where it is edited (a cloze note with its other cards)
+    el('td', { class: 'browse-sort-field' }, [el('a', { href: `#/library/card/${card.flashcardID}/${card.cardID}`, title: 'Open in its deck to edit' }, [card.sortField])]),
     el('td', {}, [[...card.folder, card.flashcardName].join(' › ')]),
     el('td', {}, [card.state]),
     el('td', { class: 'browse-due' }, [card.due ?? '–']),

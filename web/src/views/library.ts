@@ -78,7 +78,10 @@ export const showLibrary: Screen = (container) => {
     el('div', { class: 'library-layout' }, [treeArea, panel])
   )
   replaceChildren(treeArea, [el('p', { class: 'loading' }, ['Loading your library…'])])
-  refresh(undefined, false).catch(reportFailure)
+  // #/library/card/<flashcardID>/<cardID>, the card browser's link to a card: its deck, the card brought into view
+  const asked = /^#\/library\/card\/([0-9]{30,64})\/([0-9]{30,64})$/.exec(location.hash)
+  if (asked?.[1] !== undefined && asked[2] !== undefined) openFound(asked[1], asked[2]).catch(reportFailure)
+  else refresh(undefined, false).catch(reportFailure)
   return () => { onScreen = false }
 }
 
