@@ -12,28 +12,18 @@
 // machine shared with other work the times swing with the load, the CPU time
 // much less. For comparing one version of the code with another on this
 // machine; npm run bench gives the figures of record.
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { buildApp } from '../src/app.js'
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js'
+import { probeDatabase } from './bench/common.js'
 
 const SAMPLES = Number(process.env.PROBE_SAMPLES ?? 30)
 const kind = process.env.PROBE_CARDS ?? 'text'
 const withMedia = process.env.PROBE_MEDIA === '1'
 const MEDIA_ID = '123456789012345678901234567890123456789'
 
-let database: EmbeddedDatabase | undefined
-let dataDir: string | undefined
-let url = process.env.MONGODB_URL ?? ''
-if (url === '') {
-  dataDir = await mkdtemp(join(tmpdir(), 'probe-card-reads-'))
-  database = await startEmbeddedDatabase({ dataDir, log: () => {} })
-  url = database.url
-}
-const name = `probe_card_reads_${Date.now()}`
+const database = await probeDatabase(`probe_card_reads_${Date.now()}`)
 const app = await buildApp({
-  mongodbUrl: url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]*)\/?([^?]*)/, `$1/${name}`),
+  mongodbUrl: database.url,
   jwtSecret: 'probe-secret-that-is-long-enough-for-hs256-0123456789',
   attemptLimits: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 },
   loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000 },
@@ -76,7 +66,7 @@ for (let f = 0; f < 100; f++) {
 
 /** CPU milliseconds (user and system) the embedded database has used so far; 0 with MONGODB_URL. */
 async function databaseCpu (): Promise<number> {
-  const pid = database?.pid()
+  const pid = database.pid()
   if (pid === undefined) return 0
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? []
   // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux)
@@ -127,5 +117,4 @@ if (process.env.PROBE_CONTENT !== '0') await timed('get-all-cards with content: 
 
 await app.databaseClient.db().dropDatabase()
 await app.close()
-await database?.stop()
-if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+await database.stop()

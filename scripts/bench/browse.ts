@@ -5,17 +5,14 @@
 // through app.inject (PROBE_SAMPLES runs, the median), and every read it sends
 // is explained (executionStats): the index it used and what it examined.
 // For comparing one version of the code with another on this machine.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loadavg } from 'node:os'
 import type { CommandStartedEvent, CommandSucceededEvent, Document } from 'mongodb'
 import { buildApp } from '../../src/app.js'
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js'
 import { searchTextOf } from '../../src/domain/search-text.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { ensureIndexes } from '../../src/repositories/indexes.js'
 import { searchPagesRepository } from '../../src/repositories/search-pages.js'
-import { JWT_SECRET } from './common.js'
+import { JWT_SECRET, probeDatabase } from './common.js'
 import { PASSWORD, seedUsers, type UserProfile } from './data.js'
 import { summarise } from './explain.js'
 import { percentile } from './load.js'
@@ -40,16 +37,9 @@ const PROFILE: UserProfile = {
   goals: []
 }
 
-let database: EmbeddedDatabase | undefined
-let dataDir: string | undefined
-let url = process.env.MONGODB_URL ?? ''
-if (url === '') {
-  dataDir = await mkdtemp(join(tmpdir(), 'probe-browse-'))
-  database = await startEmbeddedDatabase({ dataDir, log: () => {} })
-  url = database.url
-}
+const database = await probeDatabase(`probe_browse_${Date.now()}`)
 const app = await buildApp({
-  mongodbUrl: url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]*)\/?([^?]*)/, `$1/probe_browse_${Date.now()}`),
+  mongodbUrl: database.url,
   jwtSecret: JWT_SECRET,
   attemptLimits: { perAddress: 100_000, perAccount: 100_000, windowMs: 60_000 },
   loadShedding: { maxInFlight: 100_000, maxInFlightPerUser: 100_000 },
@@ -158,6 +148,5 @@ try {
 } finally {
   await db.dropDatabase().catch(() => {})
   await app.close()
-  await database?.stop()
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+  await database.stop()
 }
