@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 
 const ID_DIGITS = 39
 
@@ -8,8 +8,20 @@ const ID_DIGITS = 39
  * (flashcardID is "a long string of digits").
  */
 export function newId (): string {
-  const value = BigInt('0x' + randomBytes(16).toString('hex'))
-  return value.toString().padStart(ID_DIGITS, '0')
+  return idOfBits(randomBytes(16).toString('hex'))
+}
+
+/**
+ * The identifier that `text` always gives (128 bits of its SHA-256), written as newId writes
+ * one: for what must have the same id each time it is made, such as an imported note type.
+ */
+export function idOf (text: string): string {
+  return idOfBits(createHash('sha256').update(text).digest('hex').slice(0, 32))
+}
+
+/** 128 bits, as 32 hex digits, written as 39 decimal digits. */
+function idOfBits (hex: string): string {
+  return BigInt(`0x${hex}`).toString().padStart(ID_DIGITS, '0')
 }
 
 export function isId (text: unknown): text is string {

@@ -16,6 +16,19 @@ export const MAX_CARD_TEXT = 10_000
  */
 export const MAX_NOTE_TEXT = 100_000
 /**
+ * An imported note type (domain/note-types.ts): its fields and card templates (Anki's stock
+ * ones have two or three), the characters of a field's or template's name, of its CSS, of
+ * each side of each template, and of all of its templates and CSS together (one document,
+ * far inside MongoDB's 16 MiB); and the note types one account keeps.
+ */
+export const MAX_NOTE_TYPE_FIELDS = 100
+export const MAX_NOTE_TYPE_TEMPLATES = 100
+export const MAX_NOTE_TYPE_NAME = 200
+export const MAX_NOTE_TYPE_CSS = 100_000
+export const MAX_TEMPLATE_TEXT = 100_000
+export const MAX_NOTE_TYPE_TEXT = 1_000_000
+export const MAX_NOTE_TYPES = 1000
+/**
  * Rows of one card's review log an import keeps: a card's history is stored as one document, and
  * a card studied every day for thirty years has about 11,000.
  */

@@ -9,8 +9,9 @@
  * collection again finds the same note type and brings it up to date, rather
  * than keeping a second one under the same name.
  */
-import { createHash } from 'node:crypto'
 import type { AnkiNotetype } from './anki/collection.js'
+import { idOf } from './ids.js'
+import { MAX_NOTE_TYPE_CSS, MAX_NOTE_TYPE_FIELDS, MAX_NOTE_TYPE_NAME, MAX_NOTE_TYPE_TEMPLATES, MAX_NOTE_TYPE_TEXT, MAX_TEMPLATE_TEXT } from './limits.js'
 import { quotedName } from './names.js'
 import { Refusal } from './refusals.js'
 
@@ -29,23 +30,9 @@ export interface NoteTypeContent {
   sortField: number
 }
 
-/** The most fields, and card templates, a note type may have (Anki's stock ones have two or three). */
-export const MAX_NOTE_TYPE_FIELDS = 100
-export const MAX_NOTE_TYPE_TEMPLATES = 100
-/** characters of a field's or a template's name */
-export const MAX_NOTE_TYPE_NAME = 200
-/** characters of a note type's CSS, and of each side of each template */
-export const MAX_NOTE_TYPE_CSS = 100_000
-export const MAX_TEMPLATE_TEXT = 100_000
-/** characters of all of a note type's templates and CSS together: one document, far inside MongoDB's 16 MiB */
-export const MAX_NOTE_TYPE_TEXT = 1_000_000
-/** note types one account keeps */
-export const MAX_NOTE_TYPES = 1000
-
 /** The account's id of the note type Anki calls `ankiID`: the same at every import of it. */
 export function noteTypeIdOf (userID: string, ankiID: number): string {
-  const digest = createHash('sha256').update(`note-type:${userID}:${ankiID}`).digest('hex').slice(0, 32)
-  return BigInt(`0x${digest}`).toString().padStart(39, '0')
+  return idOf(`note-type:${userID}:${ankiID}`)
 }
 
 /** A note type of a package as the account keeps it. */

@@ -14,10 +14,11 @@ import type { UserCalendar } from '../domain/calendar.js'
 import type { SiblingBurying } from '../domain/card-states.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
-import { checkedNoteType, MAX_NOTE_TYPES, noteTypeIdOf, noteTypeOf, type NoteTypeContent } from '../domain/note-types.js'
+import { checkedNoteType, noteTypeIdOf, noteTypeOf, type NoteTypeContent } from '../domain/note-types.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
-import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT } from '../domain/limits.js'
+import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT, MAX_NOTE_TYPES } from '../domain/limits.js'
 import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
+import { renderingOf } from '../domain/card-html.js'
 import { quotedName } from '../domain/names.js'
 import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
@@ -388,8 +389,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
           const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
           return content.kind === 'cloze'
-            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber, { classes: true }) }
-            : { content, stored: storedContent(content.front, content.back, 'html', undefined, { classes: true }) }
+            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber, renderingOf({ noteTypeID })) }
+            : { content, stored: storedContent(content.front, content.back, 'html', undefined, renderingOf({ noteTypeID })) }
         })
         const { content } = stored
         const standing = standingOf(card, now, calendar)
