@@ -36,6 +36,11 @@ export const RENDER_VERSION = 2
 /** How sides are rendered: `classes` keeps the class names of the HTML, for a card an Anki import made from a note type whose CSS names them. */
 export interface RenderOptions { classes?: boolean }
 
+/** How a card's sides are rendered: with their class names when an Anki import made it from a note type (its noteTypeID), for that note type's CSS. */
+export function renderingOf (card: { noteTypeID?: string }): RenderOptions {
+  return card.noteTypeID === undefined ? {} : { classes: true }
+}
+
 /** A class name kept: a plain CSS identifier, not too long. */
 const CLASS_NAME = /^-?[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 const MAX_CLASSES = 16
@@ -130,6 +135,7 @@ export function sanitizeCardHtml (source: string, options: RenderOptions = {}): 
     return names === null ? kept : { ...kept, class: names }
   }
   const classOnly = (tagName: string, attribs: sanitizeHtml.Attributes) => ({ tagName, attribs: withClass(attribs, {}) })
+  const cell = (tagName: string, attribs: sanitizeHtml.Attributes) => ({ tagName, attribs: withClass(attribs, cellSpans(tagName, attribs).attribs) })
   return sanitizeHtml(source, {
     allowedTags: ALLOWED_TAGS,
     allowedAttributes: {
@@ -170,8 +176,8 @@ export function sanitizeCardHtml (source: string, options: RenderOptions = {}): 
         if (attribs.class === CLOZE_MARK) return { tagName, attribs: { class: 'cloze' } }
         return classOnly(tagName, attribs)
       },
-      td: (tagName, attribs) => { const cell = cellSpans(tagName, attribs); return { tagName, attribs: withClass(attribs, cell.attribs) } },
-      th: (tagName, attribs) => { const cell = cellSpans(tagName, attribs); return { tagName, attribs: withClass(attribs, cell.attribs) } },
+      td: cell,
+      th: cell,
       // every other element keeps its class names only (sanitize-html would run a '*' transform after those above too)
       ...Object.fromEntries(ALLOWED_TAGS.filter((tag) => !TRANSFORMED.has(tag)).map((tag) => [tag, classOnly]))
     },

@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
-import { basicSides, clozeSides, RENDER_VERSION, type RenderOptions } from '../domain/card-html.js'
+import { basicSides, clozeSides, RENDER_VERSION, renderingOf, type RenderOptions } from '../domain/card-html.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
 import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
@@ -45,11 +45,6 @@ export function storedContent (front: string, back: string, format: TextFormat, 
   const content: CardContent = { front, back, format, ...(sides.media.length > 0 ? { media: sides.media } : {}) }
   if (format === 'html' || clozeNumber !== undefined) content.html = { front: sides.front, back: sides.back, version: RENDER_VERSION }
   return content
-}
-
-/** How a stored card's sides are rendered again: with their class names when an Anki import made it from a note type. */
-export function renderingOf (card: Pick<CardContent, 'noteTypeID'>): RenderOptions {
-  return card.noteTypeID === undefined ? {} : { classes: true }
 }
 
 function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
@@ -184,6 +179,47 @@ export function libraryService (context: ServiceContext) {
 
   function mediaUrlOf (userID: string): UserMediaUrl {
     return (mediaID) => context.mediaUrl(userID, mediaID)
+  }
+
+  /**
+   * Deletes these cards, all or nothing (delete-card, delete-cards): in one user transaction,
+   * every card checked to be the user's in the flashcard named before anything is written; a
+   * cloze note losing some of its cards loses their deletions from its text, once for all of
+   * them, and its other cards keep their schedules; then the media only they showed go.
+   */
+  async function deleteChosen (userID: string, refs: ReadonlyArray<{ flashcardID: string, cardID: string }>): Promise<void> {
+    const unusedFiles = await context.userTransaction(userID, async (repositories) => {
+      const { cards, users } = repositories
+      const found = new Map((await cards.byIds(userID, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
+      const byFlashcard = new Map<string, string[]>()
+      const notes = new Map<string, { card: CardDocument, numbers: number[] }>()
+      for (const ref of refs) {
+        const card = found.get(ref.cardID)
+        if (card?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
+        byFlashcard.set(ref.flashcardID, [...(byFlashcard.get(ref.flashcardID) ?? []), ref.cardID])
+        if (card.noteID !== undefined && card.clozeNumber !== undefined) {
+          const key = `${card.flashcardID}/${card.noteID}`
+          const note = notes.get(key) ?? { card, numbers: [] }
+          note.numbers.push(card.clozeNumber)
+          notes.set(key, note)
+        }
+      }
+      for (const { card, numbers } of notes.values()) {
+        const kept = (await cards.ofNote(userID, card.flashcardID, card.noteID as string)).filter((sibling) => !found.has(sibling._id))
+        if (kept.length === 0) continue
+        const cloze = clozeSource(numbers.reduce((parts, number) => withoutDeletion(parts, number), parseCloze(card.front)))
+        const format = card.format ?? 'text'
+        await cards.setContents(userID, card.flashcardID, kept.map((sibling) => ({
+          cardID: sibling._id,
+          content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
+        })))
+      }
+      let deleted = 0
+      for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
+      await users.takeFromUsage(userID, { cards: deleted })
+      return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
+    })
+    await removeFilesAfterwards(context, unusedFiles)
   }
 
   /** New cards come after the cards a flashcard holds already, even within one millisecond of them. */
@@ -400,25 +436,7 @@ export function libraryService (context: ServiceContext) {
      * note's other cards, which keep their schedules, show what is left.
      */
     async deleteCard (userID: string, flashcardID: string, cardID: string) {
-      const unusedFiles = await context.userTransaction(userID, async (repositories) => {
-        const { cards, users } = repositories
-        const card = await cards.findOne(userID, flashcardID, cardID)
-        if (card === null) throw noCard(flashcardID, cardID)
-        if (card.noteID !== undefined && card.clozeNumber !== undefined) {
-          const siblings = (await cards.ofNote(userID, flashcardID, card.noteID)).filter((sibling) => sibling._id !== cardID)
-          const cloze = clozeSource(withoutDeletion(parseCloze(card.front), card.clozeNumber))
-          const format = card.format ?? 'text'
-          await cards.setContents(userID, flashcardID, siblings.map((sibling) => ({
-            cardID: sibling._id,
-            content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
-          })))
-        }
-        const deleted = await cards.removeCards(userID, flashcardID, [cardID])
-        if (deleted === 0) throw noCard(flashcardID, cardID)
-        await users.takeFromUsage(userID, { cards: deleted })
-        return await releaseMedia(context, repositories, userID, card.media ?? [])
-      })
-      await removeFilesAfterwards(context, unusedFiles)
+      await deleteChosen(userID, [{ flashcardID, cardID }])
       return { flashcardID, cardID }
     },
 
@@ -440,46 +458,12 @@ export function libraryService (context: ServiceContext) {
 
     /**
      * Deletes many cards at once (the card browser's selection), all or
-     * nothing, each as deleteCard deletes one: in one user transaction, every
-     * card checked to be the user's in the flashcard named before anything is
-     * written; a cloze note losing some of its cards loses their deletions
-     * from its text, once for all of them, and its other cards keep their
-     * schedules. How many cards were deleted (each named, once).
+     * nothing, each as deleteCard deletes one (deleteChosen). How many cards
+     * were deleted (each named, once).
      */
     async deleteCards (userID: string, named: ReadonlyArray<{ flashcardID: string, cardID: string }>) {
       const refs = [...new Map(named.map((ref) => [ref.cardID, ref])).values()]
-      const unusedFiles = await context.userTransaction(userID, async (repositories) => {
-        const { cards, users } = repositories
-        const found = new Map((await cards.byIds(userID, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
-        const byFlashcard = new Map<string, string[]>()
-        const notes = new Map<string, { card: CardDocument, numbers: number[] }>()
-        for (const ref of refs) {
-          const card = found.get(ref.cardID)
-          if (card?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
-          byFlashcard.set(ref.flashcardID, [...(byFlashcard.get(ref.flashcardID) ?? []), ref.cardID])
-          if (card.noteID !== undefined && card.clozeNumber !== undefined) {
-            const key = `${card.flashcardID}/${card.noteID}`
-            const note = notes.get(key) ?? { card, numbers: [] }
-            note.numbers.push(card.clozeNumber)
-            notes.set(key, note)
-          }
-        }
-        for (const { card, numbers } of notes.values()) {
-          const kept = (await cards.ofNote(userID, card.flashcardID, card.noteID as string)).filter((sibling) => !found.has(sibling._id))
-          if (kept.length === 0) continue
-          const cloze = clozeSource(numbers.reduce((parts, number) => withoutDeletion(parts, number), parseCloze(card.front)))
-          const format = card.format ?? 'text'
-          await cards.setContents(userID, card.flashcardID, kept.map((sibling) => ({
-            cardID: sibling._id,
-            content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
-          })))
-        }
-        let deleted = 0
-        for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
-        await users.takeFromUsage(userID, { cards: deleted })
-        return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
-      })
-      await removeFilesAfterwards(context, unusedFiles)
+      await deleteChosen(userID, refs)
       return { deleted: String(refs.length) }
     },
 

@@ -1,6 +1,6 @@
 // The one place where stored values become the strings of the wire format.
 import { displayDayOf, displayDaysOf, type UserCalendar } from '../domain/calendar.js'
-import { basicSides, clozeSides, escapeText, RENDER_VERSION, resolveMedia } from '../domain/card-html.js'
+import { basicSides, clozeSides, escapeText, RENDER_VERSION, renderingOf, resolveMedia } from '../domain/card-html.js'
 import type { CardLeaf } from '../domain/library-tree.js'
 import { reviewStatus, type CardSchedule } from '../domain/scheduling.js'
 import type { TextFormat } from '../domain/card-content.js'
@@ -66,8 +66,8 @@ export function shownSides (card: CardContent & Partial<ClozeSibling>, mediaUrl:
     front = escapeText(card.front)
     back = escapeText(card.back)
   } else {
-    const options = card.noteTypeID === undefined ? {} : { classes: true }
-    ;({ front, back } = card.clozeNumber === undefined ? basicSides(card.front, card.back, format, options) : clozeSides(card.front, card.back, format, card.clozeNumber, options))
+    const rendering = renderingOf(card)
+    ;({ front, back } = card.clozeNumber === undefined ? basicSides(card.front, card.back, format, rendering) : clozeSides(card.front, card.back, format, card.clozeNumber, rendering))
   }
   return { frontHtml: resolveMedia(front, mediaUrl), backHtml: resolveMedia(back, mediaUrl) }
 }
