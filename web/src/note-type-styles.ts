@@ -27,13 +27,15 @@ function confinedSheet (noteTypeID: string, css: string): CSSStyleSheet {
   return sheet
 }
 
+/** The sheets this module has put in force: those it replaces when the note types change. */
+let ownSheets = new Set<CSSStyleSheet>()
+
 function adopt (): void {
   const ours = new Set([...sheets.values()].filter((sheet) => sheet !== null))
   const others = document.adoptedStyleSheets.filter((sheet) => !ownSheets.has(sheet))
   ownSheets = ours
   document.adoptedStyleSheets = [...others, ...ours]
 }
-let ownSheets = new Set<CSSStyleSheet>()
 
 /** Reads the account's note types, once at a time, and puts each one's CSS in force. */
 function load (): Promise<void> {
