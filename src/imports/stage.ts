@@ -29,6 +29,7 @@ import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
 import { newFileId } from '../repositories/media.js'
 import type { ReviewHistoryDocument } from '../repositories/review-histories.js'
+import type { NoteDocument } from '../repositories/notes.js'
 import { storedContent } from '../services/library.js'
 import { sniffedType } from '../services/media.js'
 
@@ -75,6 +76,16 @@ const MAX_GUID_LENGTH = 200
 /** The characters of a card's content (its text as written and its sides rendered): what a batch of cards holds. */
 function contentCharacters (content: CardContent): number {
   return content.front.length + content.back.length + (content.html === undefined ? 0 : content.html.front.length + content.html.back.length)
+}
+
+/** The media a note's fields name, each name with the media it is here: what an export names them by again. */
+function mediaOfNote (fields: readonly string[], mediaIDs: ReadonlyMap<string, string>): Pick<NoteDocument, 'media'> {
+  const media = new Map<string, string>()
+  for (const name of fields.flatMap(mediaNamesIn)) {
+    const mediaID = mediaIDs.get(name)
+    if (mediaID !== undefined) media.set(name, mediaID)
+  }
+  return media.size === 0 ? {} : { media: [...media].map(([name, mediaID]) => ({ name, mediaID })) }
 }
 
 function byteCount (bytes: number): string {
@@ -321,6 +332,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let historyBatch: ReviewHistoryDocument[] = []
   let historyBatchRows = 0
   let updateBatch: StagedUpdateDocument[] = []
+  let noteBatch: NoteDocument[] = []
   let staged = 0
   let updated = 0
   let suspended = 0
@@ -348,6 +360,11 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       historyBatch = []
       historyBatchRows = 0
       await write(async () => { await repositories.reviewHistories.insertMany(batch) })
+    }
+    if (noteBatch.length >= CARD_BATCH || (force && noteBatch.length > 0)) {
+      const batch = noteBatch
+      noteBatch = []
+      await write(async () => { await repositories.notes.stage(batch) })
     }
     if (updateBatch.length >= CARD_BATCH || (force && updateBatch.length > 0)) {
       const batch = updateBatch
@@ -381,7 +398,22 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
       const noteTypeID = noteTypeIDOf(notetype)
       const matched = existing.get(note.guid)
-      const noteID = notetype.cloze ? ([...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID ?? newId()) : undefined
+      // the note: the one its cards had from an earlier import, brought up to date, or a new one
+      const earlierNoteID = [...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID
+      const noteID = earlierNoteID ?? newId()
+      noteBatch.push({
+        _id: earlierNoteID === undefined ? noteID : newId(),
+        ...(earlierNoteID === undefined ? {} : { replaces: earlierNoteID }),
+        userID: owner,
+        noteTypeID,
+        ankiID: note.id,
+        guid: note.guid,
+        fields: note.fields,
+        tags: note.tags,
+        modified: note.modified,
+        ...mediaOfNote(note.fields, mediaIDs),
+        createdAt: now
+      })
       for (const card of noteCards) {
         const deckId = deckOf(card)
         const preset = presetOfDeck(deckId)
@@ -405,7 +437,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
             userID,
             cardID: earlier._id,
             flashcardID: earlier.flashcardID,
-            content: { ...rest, noteTypeID, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
+            content: { ...rest, noteTypeID, noteID, ankiID: card.id, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
             unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
           })
           updated++
@@ -428,8 +460,10 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
           userID: owner,
           flashcardID,
           ...stored.stored,
-          ...(content.kind === 'cloze' ? { noteID: noteID as string, clozeNumber: content.clozeNumber } : {}),
+          noteID,
+          ...(content.kind === 'cloze' ? { clozeNumber: content.clozeNumber } : {}),
           noteTypeID,
+          ankiID: card.id,
           ...cardSchedule,
           isNew,
           ...standing,

@@ -69,6 +69,8 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   /** a card imported from Anki: its note's guid and its template's ord (or cloze number less one), which a later import of the same deck matches */
   ankiGuid?: string
   ankiOrd?: number
+  /** Anki's id of a card an Anki import brought, which an export writes back */
+  ankiID?: number
   /** the tags of the Anki note it came from; absent when it had none */
   tags?: string[]
 }
@@ -86,7 +88,7 @@ export type TreeCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'sch
 export type CardStandingFields = Pick<CardDocument, 'suspended' | 'buriedUntil' | 'flag'>
 
 /** What get-all-cards needs of a card: the tree's fields, its content and its standing. */
-export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder'> & CardStandingFields
+export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<CardDocument, 'createdOrder' | 'ankiOrd'> & CardStandingFields
 
 /** What an Anki export reads of a card: all but the rendered sides and the review bookkeeping. */
 export type ExportCard = Omit<CardDocument, 'html' | 'version' | 'lastReviewID'>
@@ -101,7 +103,7 @@ const TREE_PROJECTION = {
 // the card type (its cloze number or Anki template) orders today's new cards (domain/study-pages.ts)
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1, clozeNumber: 1, ankiOrd: 1 } as const
 const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
-const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, noteTypeID: 1 } as const
+const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1, noteTypeID: 1 } as const
 /** what a card of the study queue shows: its content, standing and place */
 const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
 
@@ -260,12 +262,12 @@ function readerInCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
 }
 
 /** What browse-cards shows of a card: its flashcard, schedule, standing and what its sort field is taken from. */
-export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps' | 'createdOrder' | 'isNew'> &
+export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps' | 'createdOrder' | 'isNew' | 'ankiOrd'> &
   CardContent & Partial<ClozeSibling> & CardStandingFields
 
 const BROWSE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, due: 1, scheduledDays: 1, difficulty: 1, lapses: 1, reps: 1, createdOrder: 1, isNew: 1,
-  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1
+  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1
 } as const
 
 /** Which of the user's cards a browse shows: those of some flashcards (absent: all), of one standing at `now`. */
@@ -487,6 +489,16 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         const number = clozeNumber.get(cardID)
         return { cardID, text: searchTextOf(number === undefined ? content : { ...content, clozeNumber: number }) }
       }))
+    },
+
+    /** Takes the tags off every card of a note (its note has none left). Index user_note. */
+    async dropTags (userID: string, noteID: string): Promise<void> {
+      await cards.updateMany({ userID, noteID, tags: { $exists: true } }, { $unset: { tags: '' } }, inSession)
+    },
+
+    /** Every card of a note, in whichever flashcard, by its template (or cloze number). Index user_note. */
+    ofNoteAnywhere (userID: string, noteID: string): Promise<CardDocument[]> {
+      return cards.find({ userID, noteID }, inSession).sort({ ankiOrd: 1, clozeNumber: 1, _id: 1 }).toArray()
     },
 
     /** The cards of one cloze note, by number. Index user_flashcard, then the note. */

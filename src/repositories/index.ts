@@ -16,6 +16,7 @@ import { searchPagesRepository, type SearchPagesRepository } from './search-page
 import { accountLinksRepository, type AccountLinksRepository } from './account-links.js'
 import { treeCache, type TreeCache } from './tree-cache.js'
 import { noteTypesRepository, type NoteTypesRepository } from './note-types.js'
+import { notesRepository, type NotesRepository } from './notes.js'
 
 /** Every repository: the only code that talks to the database. */
 export interface Repositories {
@@ -42,6 +43,8 @@ export interface Repositories {
   imports: ImportsRepository
   /** the note types Anki imports brought: fields, card templates and CSS */
   noteTypes: NoteTypesRepository
+  /** the notes Anki imports brought: fields, tags and Anki's ids, which their cards are made from */
+  notes: NotesRepository
 }
 
 /** What the repositories of one instance keep between requests. */
@@ -74,6 +77,7 @@ export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: 
     attempts: attemptsRepository(db),
     fitLeases: fitLeasesRepository(db),
     imports: importsRepository(db, session),
-    noteTypes: noteTypesRepository(db, session)
+    noteTypes: noteTypesRepository(db, session),
+    notes: notesRepository(db, session)
   }
 }

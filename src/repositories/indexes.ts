@@ -76,6 +76,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   noteTypes: [
     { key: { userID: 1, name: 1 }, name: 'user_name' }
   ],
+  // the notes Anki imports brought: an account's by guid, and those an import staged (by its owner, the prefix)
+  notes: [
+    { key: { userID: 1, guid: 1 }, name: 'user_guid' }
+  ],
   // the cards' searchable text, many cards to a page: a search reads the user's pages (the userID prefix);
   // adding cards to a flashcard finds the page that takes more without reading the full ones
   searchPages: [

@@ -23,6 +23,11 @@ export function noteTypesRepository (db: Db, session?: ClientSession) {
       return noteTypes.find({ userID }, { ...inSession, sort: { name: 1, _id: 1 } }).toArray()
     },
 
+    /** One note type of the account. Index _id. */
+    findById (userID: string, noteTypeID: string): Promise<NoteTypeDocument | null> {
+      return noteTypes.findOne({ _id: noteTypeID, userID }, inSession)
+    },
+
     /** How many note types the account keeps, and which of these ids it has. Index user_name, then _id. */
     async held (userID: string, noteTypeIDs: readonly string[]): Promise<{ count: number, found: Set<string> }> {
       const count = await noteTypes.countDocuments({ userID }, inSession)

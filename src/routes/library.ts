@@ -6,12 +6,12 @@ import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody 
 import {
   AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
-  NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+  EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT } from '../schemas/study.js'
 
 const library: FastifyPluginAsyncTypebox = async (app) => {
-  const { library } = app.services
+  const { library, notes } = app.services
 
   app.post('/create-folder', {
     schema: {
@@ -158,6 +158,27 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: NoteTypes }
     }
   }, async (request) => await library.noteTypes(request.account._id))
+
+  app.post('/get-note', {
+    schema: {
+      summary: 'A note an Anki import brought: its note type, fields, tags and cards',
+      description: 'Every card an Anki import made names its note (noteID) in every read of its content. Each card of the note is made from these fields by the note type\'s template.',
+      tags: ['library'],
+      body: NoteBody,
+      response: { 200: Note, ...refusals(404) }
+    }
+  }, async (request) => await notes.getNote(request.account._id, request.body.noteID))
+
+  app.post('/edit-note', {
+    schema: {
+      summary: 'Change a note\'s fields or tags: every card of it shows the change and keeps its schedule',
+      description: 'The fields named change and the others stay; tags, when given, replace the note\'s. Each card is rendered again from the fields by its template, and the note counts as changed now, ' +
+        'so that export-anki brings the change to the Anki note it came from.',
+      tags: ['library'],
+      body: EditNoteBody,
+      response: { 200: NoteEdited, ...refusals(404) }
+    }
+  }, async (request) => await notes.editNote(request.account._id, request.body))
 
   app.post('/get-library', {
     schema: {

@@ -75,7 +75,8 @@ export const CardContent = {
   format: TextFormat,
   frontHtml: Type.String({ description: 'the front as sanitized HTML to show (plain text escaped, line breaks <br>), media as signed addresses; of a cloze card, the question' }),
   backHtml: Type.String({ description: 'the back as sanitized HTML to show; of a cloze card, the whole answer (the deletion in <span class="cloze">), then the back extra' }),
-  noteID: Type.Optional(Id),
+  noteID: Type.Optional(Type.String({ description: 'the note the card is one card of (get-note, edit-note for a note an Anki import brought); for a card of a front and a back made here, absent' })),
+  ord: Type.Optional(Type.String({ description: 'which card of its note it is, as Anki counts them from 0: its card template, or its cloze number less one; present with noteID' })),
   clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' })),
   noteTypeID: Type.Optional(Type.String({ description: 'the note type (get-note-types) an Anki import made the card from, whose CSS styles it; absent for a card made here' }))
 }
@@ -243,4 +244,35 @@ export const NoteType = Type.Object({
 
 export const NoteTypes = Type.Object({
   noteTypes: Type.Array(NoteType, { description: 'by name' })
+})
+
+export const NoteBody = Type.Object({ jwtToken: JwtToken, noteID: Id })
+
+const NoteFields = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ maxLength: 100_000 }), {
+  maxProperties: 100,
+  description: 'the fields by the note type\'s field names, each HTML as Anki keeps it (media named as in the package, or media:<mediaID>)'
+})
+
+const NoteTags = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s]+$' }), { maxItems: 100, description: 'the note\'s tags, each without spaces, as Anki keeps them' })
+
+export const Note = Type.Object({
+  noteID: Id,
+  noteTypeID: Id,
+  fields: NoteFields,
+  tags: NoteTags,
+  cardIDs: Type.Array(Id, { description: 'the note\'s cards, by template (or cloze number)' })
+})
+
+export const EditNoteBody = Type.Object({
+  jwtToken: JwtToken,
+  noteID: Id,
+  fields: Type.Optional(NoteFields),
+  tags: Type.Optional(NoteTags)
+})
+
+export const NoteEdited = Type.Object({
+  noteID: Id,
+  cardIDs: Type.Array(Id, { description: 'the note\'s cards, each rendered again from the fields, schedules kept' }),
+  added: Type.Array(Id, { description: 'cards the edit added: none yet, a card for a template or cloze number the note had no card of comes with the next import of it' }),
+  removed: Type.Array(Id, { description: 'cards the edit removed: none, as Anki keeps a card whose template or number is left empty' })
 })

@@ -6,16 +6,18 @@ import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { siblingBuryingOf } from '../domain/accounts.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow,
+  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow, withAnkiMedia,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
+import { isBasicNoteType } from '../domain/notes.js'
 import { PACKAGE_VERSIONS } from '../domain/anki/package.js'
 import { CollectionWriter, dummyCollection, type RevlogRow } from '../domain/anki/writer.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
 import type { ExportCard } from '../repositories/cards.js'
 import type { MediaDocument } from '../repositories/media.js'
+import type { NoteDocument } from '../repositories/notes.js'
 import type { ServiceContext } from './context.js'
 
 /** A card that came from Anki keeps the guid of its note there (the import sets it), so that Anki finds the note again. */
@@ -81,6 +83,27 @@ function tooLarge (what: string): Refusal {
   return new Refusal('export_too_large', `the export would hold more than ${what}, the most one package is built with: export one folder or flashcard at a time`)
 }
 
+/**
+ * A kept note's fields for the package: the files it names are the package's under those names;
+ * a name the package gives another file already, or a file the account no longer holds, is
+ * written under the file's own name (mediaFileName); media added here by an edit as Anki names them.
+ */
+function keptFields (note: NoteDocument, media: ReadonlyMap<string, MediaDocument>, files: Map<string, MediaDocument>, fileOf: (mediaID: string) => string | null): string[] {
+  let fields = note.fields
+  for (const { name, mediaID } of note.media ?? []) {
+    const record = media.get(mediaID)
+    if (record === undefined) continue
+    const taken = files.get(name)
+    if (taken === undefined || taken.sha256 === record.sha256) {
+      files.set(name, record)
+      continue
+    }
+    const own = fileOf(mediaID) as string
+    fields = fields.map((field) => field.split(name).join(own))
+  }
+  return fields.map((field) => withAnkiMedia(field, fileOf))
+}
+
 /** The name of the deck options preset that carries the learner's desired retention and FSRS parameters. */
 const PRESET_NAME = 'flashcard-service'
 
@@ -128,31 +151,64 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         /** the `lrt` written for each card not new, by its Anki id */
         const lastReviewSeconds = new Map<number, number | null>()
         const media = new Map<string, MediaDocument>()
+        // the package's media files by name: a note an import kept names its files as Anki named them
+        const files = new Map<string, MediaDocument>()
+        const noteTypes = new Map((await repositories.noteTypes.ofUser(userID)).map((noteType) => [noteType._id, noteType]))
+        // a card made here is a note of the account's own Basic or Cloze, where an import brought them: Anki then adds no second one
+        const stock = {
+          basic: [...noteTypes.values()].find((noteType) => noteType.name === 'Basic' && isBasicNoteType(noteType)),
+          cloze: [...noteTypes.values()].find((noteType) => noteType.name === 'Cloze' && noteType.kind === 'cloze' && noteType.fields[0] === 'Text' && noteType.fields[1] === 'Back Extra')
+        }
         let text = 0
 
         const writeBatch = async (batch: CardWithGuid[]): Promise<void> => {
-          const unknown = [...new Set(batch.flatMap((card) => card.media ?? []))].filter((mediaID) => !media.has(mediaID))
+          const kept = new Map((await repositories.notes.byIds(userID, [...new Set(batch.flatMap((card) => card.noteID === undefined || notes.has(card.noteID) ? [] : [card.noteID]))]))
+            .map((note) => [note._id, note]))
+          const shown = [...batch.flatMap((card) => card.media ?? []), ...[...kept.values()].flatMap((note) => (note.media ?? []).map((file) => file.mediaID))]
+          const unknown = [...new Set(shown)].filter((mediaID) => !media.has(mediaID))
           for (const record of await repositories.media.ownedAmong(userID, unknown)) media.set(record._id, record)
           const fileOf = (mediaID: string): string | null => {
             const record = media.get(mediaID)
-            return record === undefined ? null : mediaFileName(record.sha256, record.contentType)
+            if (record === undefined) return null
+            const name = mediaFileName(record.sha256, record.contentType)
+            files.set(name, record)
+            return name
           }
           for (const card of batch) {
             const created = card.createdAt.getTime()
             let nid = card.noteID === undefined ? undefined : notes.get(card.noteID)
-            if (nid === undefined) {
+            const note = card.noteID === undefined ? undefined : kept.get(card.noteID)
+            const noteType = note === undefined ? undefined : noteTypes.get(note.noteTypeID)
+            if (nid === undefined && note !== undefined && noteType !== undefined) {
+              // a note an Anki import kept: written back as it is, under its ids, with its note type
+              nid = noteId(note.ankiID)
+              notes.set(note._id, nid)
+              // changed nowhere but in Anki: written as not newer than Anki's, which keeps its own
+              writer.addNotetype({ ...noteType, id: noteType.ankiID, modified: 0 })
+              writer.addNote({
+                id: nid,
+                guid: note.guid,
+                kind: { notetypeId: noteType.ankiID },
+                fields: keptFields(note, media, files, fileOf),
+                modified: note.modified,
+                tags: note.tags
+              }, noteType.sortField)
+            } else if (nid === undefined) {
               nid = noteId(created)
               if (card.noteID !== undefined) notes.set(card.noteID, nid)
+              const kind = card.clozeNumber === undefined ? 'basic' : 'cloze'
+              const own = stock[kind]
+              if (own !== undefined) writer.addNotetype({ ...own, id: own.ankiID, modified: 0 })
               writer.addNote({
                 id: nid,
                 guid: noteGuid(card.noteID ?? card._id, card.ankiGuid),
-                kind: card.noteID === undefined ? 'basic' : 'cloze',
+                kind: own === undefined ? kind : { notetypeId: own.ankiID },
                 fields: noteFields(card, fileOf),
                 modified: Math.floor(now.getTime() / 1000),
                 ...(card.tags === undefined ? {} : { tags: card.tags })
               })
             }
-            const id = cardId(created)
+            const id = cardId(card.ankiID ?? created)
             cardIds.set(card._id, id)
             if (card.state === CardState.New) newCards.push({ id, createdOrder: card.createdOrder })
             else lastReviewSeconds.set(id, card.lastReview === null ? null : Math.floor(card.lastReview.getTime() / 1000))
@@ -161,7 +217,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
               id,
               noteId: nid,
               deckId: deckIds.get(card.flashcardID) ?? 1,
-              ord: card.noteID === undefined ? 0 : Math.max(0, (card.clozeNumber ?? 1) - 1),
+              ord: card.clozeNumber !== undefined ? Math.max(0, card.clozeNumber - 1) : card.ankiOrd ?? 0,
               modified: Math.floor(now.getTime() / 1000),
               ...schedule,
               ...standingRow(card, schedule.queue, now)
@@ -216,7 +272,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         }
 
         const collection = writer.finish(newCards.length + 1)
-        return { fileName: `${name}.apkg`, stream: packageStream(collection, dummyCollection(sql, now), [...media.values()], repositories.media) }
+        return { fileName: `${name}.apkg`, stream: packageStream(collection, dummyCollection(sql, now), files, repositories.media) }
       } finally {
         writer.close()
       }
@@ -230,7 +286,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
  * files as numbered entries, then the media map, JSON. Media is stored as it is (images and
  * sounds are compressed already), each file read from GridFS only when its turn comes.
  */
-function packageStream (collection: Uint8Array, dummy: Uint8Array, media: readonly MediaDocument[], files: ServiceContext['repositories']['media']): Readable {
+function packageStream (collection: Uint8Array, dummy: Uint8Array, media: ReadonlyMap<string, MediaDocument>, files: ServiceContext['repositories']['media']): Readable {
   const zip = new yazl.ZipFile()
   const output = zip.outputStream as Readable
   zip.on('error', (error: Error) => output.destroy(error))
@@ -238,8 +294,8 @@ function packageStream (collection: Uint8Array, dummy: Uint8Array, media: readon
   zip.addBuffer(Buffer.from(collection.buffer, collection.byteOffset, collection.byteLength), 'collection.anki21')
   zip.addBuffer(Buffer.from(dummy.buffer, dummy.byteOffset, dummy.byteLength), 'collection.anki2')
   const map: Record<string, string> = {}
-  media.forEach((record, index) => {
-    map[index] = mediaFileName(record.sha256, record.contentType)
+  ;[...media].forEach(([name, record], index) => {
+    map[index] = name
     zip.addReadStreamLazy(String(index), { size: record.bytes, compress: false }, (done) => {
       done(null, files.openDownload(record.fileId, { start: 0, end: record.bytes }))
     })

@@ -169,6 +169,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
     await repositories.cards.removeStaged(stagingOwner(document._id))
     await repositories.noteTypes.removeStaged(stagingOwner(document._id))
+    await repositories.notes.removeStaged(stagingOwner(document._id))
     await repositories.reviewHistories.removeImport(document.userID, document._id)
     await repositories.imports.dropStagedUpdates(document._id)
     // media staged before a plan named them stay listed for removal: the sweep takes them
@@ -189,6 +190,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       for (let start = 0; start < changes.length; start += 2000) await repositories.cards.setContents(document.userID, flashcardID, changes.slice(start, start + 2000))
     }
     await repositories.noteTypes.handOver(stagingOwner(document._id), document.userID)
+    await repositories.notes.handOver(stagingOwner(document._id), document.userID)
     await repositories.cards.handOver(stagingOwner(document._id), document.userID, plan.flashcards.map((flashcard) => ({ flashcardID: flashcard.flashcardID, batch: handOverBatch(flashcard) })))
     await repositories.imports.dropStagedUpdates(document._id)
   }

@@ -16,6 +16,7 @@ import { cardStatesService } from './card-states.js'
 import { studyQueueService } from './study-queue.js'
 import { searchService } from './search.js'
 import { browseService } from './browse.js'
+import { notesService } from './notes.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -37,6 +38,7 @@ export function createServices (context: ServiceContext, fitting: FittingContext
     accountDeletion,
     accountRecovery: accountRecoveryService(context, mail),
     library,
+    notes: notesService(context),
     transfer: transferService(context, library, media),
     study: studyService(context),
     studyQueue: studyQueueService(context),

@@ -1,6 +1,8 @@
 import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
-import { basicSides, clozeSides, RENDER_VERSION, renderingOf, type RenderOptions } from '../domain/card-html.js'
+import { basicSides, clozeSides, RENDER_VERSION, renderingOf, sideHtml, type RenderOptions } from '../domain/card-html.js'
+import { editedFields, isBasicNoteType } from '../domain/notes.js'
+import { quotedName } from '../domain/names.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
 import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
 import {
@@ -18,6 +20,7 @@ import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
+import { rewriteNote } from './notes.js'
 import { userDay } from '../domain/calendar.js'
 
 /** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
@@ -412,6 +415,22 @@ export function libraryService (context: ServiceContext) {
       return await context.userTransaction(user._id, async (repositories) => {
         const card = await repositories.cards.findOne(user._id, flashcardID, cardID)
         if (card === null) throw noCard(flashcardID, cardID)
+        const kept = card.noteID === undefined || card.ankiGuid === undefined ? null : await repositories.notes.findById(user._id, card.noteID)
+        const noteType = kept === null ? null : await repositories.noteTypes.findById(user._id, kept.noteTypeID)
+        if (kept !== null && noteType !== null) {
+          // a card of a note an Anki import kept: its sides are made from the note's fields
+          if (!isBasicNoteType(noteType) || cloze !== undefined) {
+            throw new Refusal('use_edit_note', `card ${cardID} is a card of an Anki note of the note type ${quotedName(noteType.name)}, made from the note's fields: ` +
+              `change them with edit-note {"noteID": "${kept._id}", "fields": {…}}`)
+          }
+          const written = format ?? card.format ?? 'html'
+          const asField = (text: string | undefined): string | undefined => text === undefined ? undefined : written === 'text' ? sideHtml(text, 'text') : text
+          const changes = Object.fromEntries(Object.entries({ Front: asField(front), Back: asField(back) }).filter(([, value]) => value !== undefined)) as Record<string, string>
+          const fields = editedFields(noteType, kept.fields, changes, kept.tags)
+          const cards = await repositories.cards.ofNoteAnywhere(user._id, kept._id)
+          const edited = (await rewriteNote(repositories, user._id, { note: kept, noteType, cards }, fields, kept.tags, context.clock())).find((one) => one._id === cardID) ?? card
+          return cardDetails(edited, user, mediaUrl, context.clock())
+        }
         if (card.noteID === undefined || card.clozeNumber === undefined) {
           if (cloze !== undefined) {
             throw new Refusal('wrong_card_kind',

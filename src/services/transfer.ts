@@ -80,7 +80,7 @@ function asWritten (cards: readonly CardDocument[]): CardInput[] {
   const written: CardInput[] = []
   for (const card of cards) {
     const format = card.format ?? 'text'
-    if (card.noteID === undefined) {
+    if (card.noteID === undefined || card.clozeNumber === undefined) {
       written.push({ front: card.front, back: card.back, format })
     } else if (!notes.has(card.noteID)) {
       notes.add(card.noteID)

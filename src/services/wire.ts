@@ -27,6 +27,7 @@ export type WireCardContent = {
   frontHtml: string
   backHtml: string
   noteID?: string
+  ord?: string
   clozeNumber?: string
   noteTypeID?: string
 }
@@ -73,11 +74,12 @@ export function shownSides (card: CardContent & Partial<ClozeSibling>, mediaUrl:
 }
 
 /** A card's content as every read shows it. */
-export function cardContent (card: CardContent & Partial<ClozeSibling>, mediaUrl: UserMediaUrl): WireCardContent {
+export function cardContent (card: CardContent & Partial<ClozeSibling> & { ankiOrd?: number }, mediaUrl: UserMediaUrl): WireCardContent {
   const content: WireCardContent = { front: card.front, back: card.back, format: card.format ?? 'text', ...shownSides(card, mediaUrl) }
-  if (card.noteID !== undefined && card.clozeNumber !== undefined) {
+  if (card.noteID !== undefined) {
     content.noteID = card.noteID
-    content.clozeNumber = String(card.clozeNumber)
+    content.ord = String(card.clozeNumber !== undefined ? card.clozeNumber - 1 : card.ankiOrd ?? 0)
+    if (card.clozeNumber !== undefined) content.clozeNumber = String(card.clozeNumber)
   }
   if (card.noteTypeID !== undefined) content.noteTypeID = card.noteTypeID
   return content

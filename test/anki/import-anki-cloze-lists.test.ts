@@ -57,10 +57,20 @@ test('an imported {{c1,2::Paris}} is asked on cards 1 and 2, and an edit of the 
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: second.cardID, rating: 'good' })
   const cards = databaseOf(app).collection('cards')
   const reviewed = await cards.findOne({ _id: second.cardID as never })
-  const edited = await expectOk<{ kept: string[], added: string[], removed: string[] }>(app, 'edit-card',
-    { jwtToken: user.jwtToken, flashcardID, cardID: third.cardID, cloze: `${text}.` })
-  t.strictSame([[...edited.kept].sort(), edited.added, edited.removed], [[first.cardID, second.cardID, third.cardID].sort(), [], []],
+  const refused = await app.inject({ method: 'POST', url: '/api/edit-card', payload: { jwtToken: user.jwtToken, flashcardID, cardID: third.cardID, cloze: `${text}.` } })
+  t.match([refused.statusCode, refused.json()], [400, { code: 'use_edit_note' }], 'edit-card of a card of an imported cloze note names edit-note')
+  const noteID = third.noteID as string
+  t.equal(first.noteID, noteID, 'the three cards are of one note')
+  const edited = await expectOk<{ cardIDs: string[], added: string[], removed: string[] }>(app, 'edit-note',
+    { jwtToken: user.jwtToken, noteID, fields: { Text: `${text}.` } })
+  t.strictSame([[...edited.cardIDs].sort(), edited.added, edited.removed], [[first.cardID, second.cardID, third.cardID].sort(), [], []],
     'the edit keeps cards 1, 2 and 3')
+  const shown = [...(await importedCards(app, user)).values()].sort((a, b) => Number(a.clozeNumber) - Number(b.clozeNumber))
+  t.strictSame(shown.map((card) => card.backHtml), [
+    '<span class="cloze">Paris</span> is the capital of France.',
+    '<span class="cloze">Paris</span> is the capital of France.',
+    'Paris is the capital of <span class="cloze">France</span>.'
+  ], 'every card of the note shows the edit')
   const after = await cards.findOne({ _id: second.cardID as never })
   for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lapses', 'lastReview', 'lastReviewID']) {
     t.same(after?.[field], reviewed?.[field], `card 2's ${field} as the review left it`)

@@ -35,9 +35,10 @@ export interface DeckRow {
 export interface NoteRow {
   id: number
   guid: string
-  kind: NoteKind
-  /** basic: Front, Back; cloze: Text, Back Extra; each HTML */
-  fields: [string, string]
+  /** one of the package's own note types, or the id of one added with addNotetype */
+  kind: NoteKind | { notetypeId: number }
+  /** basic: Front, Back; cloze: Text, Back Extra; a note type added: its fields, in its order; each HTML */
+  fields: readonly string[]
   /** epoch seconds */
   modified: number
   /** the note's tags, each without spaces */
@@ -109,6 +110,40 @@ function field (name: string, ord: number) {
 
 function template (name: string, qfmt: string, afmt: string) {
   return { name, ord: 0, qfmt, afmt, bqfmt: '', bafmt: '', did: null, bfont: '', bsize: 0 }
+}
+
+/** A note type an Anki import kept, written back under Anki's id of it with its fields, templates and CSS. */
+export interface NotetypeRow {
+  id: number
+  name: string
+  kind: 'standard' | 'cloze'
+  fields: readonly string[]
+  templates: ReadonlyArray<{ name: string, front: string, back: string }>
+  css: string
+  sortField: number
+  /** epoch seconds; 0 for one not changed here, which a collection holding it keeps as it has it */
+  modified: number
+}
+
+function notetypeJson (notetype: NotetypeRow): Record<string, unknown> {
+  return {
+    id: notetype.id,
+    name: notetype.name,
+    type: notetype.kind === 'cloze' ? 1 : 0,
+    mod: notetype.modified,
+    usn: -1,
+    sortf: Math.min(Math.max(0, notetype.sortField), Math.max(0, notetype.fields.length - 1)),
+    did: null,
+    latexPre: LATEX_PRE,
+    latexPost: '\\end{document}',
+    latexsvg: false,
+    req: [],
+    tags: [],
+    vers: [],
+    flds: notetype.fields.map((name, ord) => field(name, ord)),
+    tmpls: notetype.templates.map((one, ord) => ({ ...template(one.name, one.front, one.back), ord })),
+    css: notetype.css
+  }
 }
 
 /** Anki's stock Basic and Cloze note types, as its legacy exporter writes them into `col.models`. */
@@ -236,6 +271,7 @@ function fieldChecksum (text: string): number {
 export class CollectionWriter {
   private readonly db: Database
   private readonly decks: Record<string, unknown> = {}
+  private readonly addedNotetypes: Record<string, unknown> = {}
   private readonly insertNote
   private readonly insertCard
   private readonly insertRevlog
@@ -262,11 +298,17 @@ export class CollectionWriter {
     this.decks[deck.id] = deckJson(deck.id, deck.path.join('::'), this.seconds(), this.preset?.id ?? 1)
   }
 
-  addNote (note: NoteRow): void {
-    const sortField = plainText(note.fields[0])
+  /** Adds a note type an import kept (once; a second call for its id changes nothing). */
+  addNotetype (notetype: NotetypeRow): void {
+    this.addedNotetypes[notetype.id] ??= notetypeJson(notetype)
+  }
+
+  addNote (note: NoteRow, sortFieldIndex = 0): void {
+    const sortField = plainText(note.fields[sortFieldIndex] ?? '')
+    const notetypeId = typeof note.kind === 'string' ? NOTETYPE_IDS[note.kind] : note.kind.notetypeId
     // Anki keeps a note's tags space-separated, with a space before the first and after the last
     const tags = note.tags === undefined || note.tags.length === 0 ? '' : ` ${note.tags.join(' ')} `
-    this.insertNote.run([note.id, note.guid, NOTETYPE_IDS[note.kind], note.modified, tags, note.fields.join('\u001f'), sortField, fieldChecksum(sortField)])
+    this.insertNote.run([note.id, note.guid, notetypeId, note.modified, tags, note.fields.join('\u001f'), sortField, fieldChecksum(sortField)])
   }
 
   addCard (card: CardRow): void {
@@ -329,7 +371,7 @@ export class CollectionWriter {
         this.now.getTime(),
         this.now.getTime(),
         JSON.stringify(conf),
-        JSON.stringify(notetypes(modified)),
+        JSON.stringify({ ...notetypes(modified), ...this.addedNotetypes }),
         JSON.stringify(this.decks),
         JSON.stringify(deckOptions(modified, this.preset))
       ])

@@ -1,0 +1,98 @@
+import type { ClientSession, Db } from 'mongodb'
+import { oneBatch } from './batches.js'
+
+/**
+ * A note as Anki keeps it, brought by an Anki import: its note type, its fields as Anki wrote them
+ * (media named by their file names, as in the package), its tags and Anki's ids. Its cards name it
+ * in `noteID`; an export writes it back once, as it is, so that Anki finds the note it came from.
+ */
+export interface NoteDocument {
+  /** the cards' noteID; a staged note that brings an account's note up to date has an id of its own and names that one in `replaces` */
+  _id: string
+  /** the account; an import's staging owner while staged */
+  userID: string
+  /** the note type (repositories/note-types.ts) */
+  noteTypeID: string
+  /** Anki's id of the note, and its guid, as the collection it came from has them */
+  ankiID: number
+  guid: string
+  /** the fields' values, in the note type's order, HTML as Anki keeps it */
+  fields: string[]
+  tags: string[]
+  /** when the note was last changed, epoch seconds: Anki's, or the time of an edit here */
+  modified: number
+  /** the media files the fields name, each file name with the media it is here */
+  media?: Array<{ name: string, mediaID: string }>
+  /** a staged note bringing this note of the account up to date */
+  replaces?: string
+  createdAt: Date
+}
+
+/** How many staged notes are handed over in one write. */
+const HAND_OVER_BATCH = 2000
+
+export function notesRepository (db: Db, session?: ClientSession) {
+  const notes = db.collection<NoteDocument>('notes')
+  const inSession = { session }
+
+  return {
+    /** Stages notes for an import (`userID` its staging owner). */
+    async stage (staged: readonly NoteDocument[]): Promise<void> {
+      if (staged.length > 0) await notes.insertMany([...staged], { ordered: false, session })
+    },
+
+    /** These notes of the user, in no order. Index _id. */
+    byIds (userID: string, noteIDs: readonly string[]): Promise<NoteDocument[]> {
+      if (noteIDs.length === 0) return Promise.resolve([])
+      return notes.find({ _id: { $in: [...noteIDs] }, userID }, { ...oneBatch(noteIDs.length + 1), session }).toArray()
+    },
+
+    findById (userID: string, noteID: string): Promise<NoteDocument | null> {
+      return notes.findOne({ _id: noteID, userID }, inSession)
+    },
+
+    /** Sets a note's fields (and tags), as edited at `modified`; whether the user has it. */
+    async setFields (userID: string, noteID: string, change: Pick<NoteDocument, 'fields' | 'modified'> & Partial<Pick<NoteDocument, 'tags' | 'media'>>): Promise<boolean> {
+      return (await notes.updateOne({ _id: noteID, userID }, { $set: change }, inSession)).matchedCount === 1
+    },
+
+    /**
+     * The notes an import staged, made the user's: a new one by its owner changed, one that brings
+     * a note of the user up to date written over it (its creation kept) and the staged one removed.
+     * A batch at a time; repeating it changes nothing more. Index user_guid (its prefix).
+     */
+    async handOver (owner: string, userID: string): Promise<void> {
+      for (;;) {
+        const staged = await notes.find({ userID: owner, replaces: { $exists: true } }, { limit: HAND_OVER_BATCH, session }).toArray()
+        if (staged.length === 0) break
+        await notes.bulkWrite(staged.map(({ _id, replaces, createdAt, ...rest }) => ({
+          updateOne: { filter: { _id: replaces as string }, update: { $set: { ...rest, userID }, $setOnInsert: { createdAt } }, upsert: true }
+        })), { ordered: false, session })
+        await notes.deleteMany({ _id: { $in: staged.map((note) => note._id) }, userID: owner }, inSession)
+      }
+      for (;;) {
+        const ids = (await notes.find({ userID: owner }, { projection: { _id: 1 }, limit: HAND_OVER_BATCH, session }).toArray()).map((note) => note._id)
+        if (ids.length === 0) break
+        await notes.updateMany({ _id: { $in: ids }, userID: owner }, { $set: { userID } }, inSession)
+      }
+    },
+
+    /** Removes what an import staged (one that failed or was cancelled), a batch at a time. */
+    async removeStaged (owner: string): Promise<number> {
+      let removed = 0
+      for (;;) {
+        const ids = (await notes.find({ userID: owner }, { projection: { _id: 1 }, limit: HAND_OVER_BATCH, session }).toArray()).map((note) => note._id)
+        if (ids.length === 0) return removed
+        removed += (await notes.deleteMany({ _id: { $in: ids }, userID: owner }, inSession)).deletedCount
+      }
+    },
+
+    /** Removes a note of the user (once no card of it is left). */
+    async remove (userID: string, noteIDs: readonly string[]): Promise<number> {
+      if (noteIDs.length === 0) return 0
+      return (await notes.deleteMany({ _id: { $in: [...noteIDs] }, userID }, inSession)).deletedCount
+    }
+  }
+}
+
+export type NotesRepository = ReturnType<typeof notesRepository>
