@@ -14,6 +14,7 @@ interface Library {
   reviewID: string
   goalID: string
   importID: string
+  noteID: string
 }
 
 type Body = Record<string, unknown>
@@ -75,7 +76,9 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'browse-cards', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'edit-goal', body: (_, theirs) => ({ goalID: theirs.goalID, target: 7 }) },
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
-  { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) }
+  { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) },
+  { operation: 'get-note', body: (_, theirs) => ({ noteID: theirs.noteID }) },
+  { operation: 'edit-note', body: (_, theirs) => ({ noteID: theirs.noteID, fields: { Front: 'planted' } }) }
 ]
 
 /**
@@ -104,13 +107,23 @@ async function createLibrary (app: FastifyInstance): Promise<Library> {
     _id: importID as never, userID: user.userID, state: 'done', percent: 100, counts: { cards: 2, notes: 2, reviews: 0, media: 0 }, warnings: [],
     request: { folder: ['Private'], withScheduling: true, fileName: 'Secrets.apkg', path: '' }, holder: '', until: now, createdAt: now, updatedAt: now
   })
-  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID, importID }
+  // a note an Anki import kept, with its note type (as an import leaves them; its cards are not needed here)
+  const noteTypeID = Array.from({ length: 39 }, () => randomInt(10)).join('')
+  const noteID = Array.from({ length: 39 }, () => randomInt(10)).join('')
+  await databaseOf(app).collection('noteTypes').insertOne({
+    _id: noteTypeID as never, userID: user.userID, ankiID: 1, name: 'Basic', kind: 'standard', fields: ['Front', 'Back'],
+    templates: [{ name: 'Card 1', front: '{{Front}}', back: '{{FrontSide}}<hr id=answer>{{Back}}' }], css: '', sortField: 0, createdAt: now, updatedAt: now
+  })
+  await databaseOf(app).collection('notes').insertOne({
+    _id: noteID as never, userID: user.userID, noteTypeID, ankiID: 2, guid: `secret-${noteID}`, fields: ['secret front', 'secret back'], tags: [], modified: 1, createdAt: now
+  })
+  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID, importID, noteID }
 }
 
 /** Ids that nobody owns, shaped like real ones. */
 function unknownLibrary (): Library {
   const id = (): string => Array.from({ length: 32 }, () => randomInt(10)).join('')
-  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id(), importID: id() }
+  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id(), importID: id(), noteID: id() }
 }
 
 /** Every document of every collection, in a stable order: what must not change. */
