@@ -15,6 +15,7 @@ interface Library {
   goalID: string
   importID: string
   noteID: string
+  noteTypeID: string
 }
 
 type Body = Record<string, unknown>
@@ -78,7 +79,10 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'delete-goal', body: (_, theirs) => ({ goalID: theirs.goalID }) },
   { operation: 'get-import-status', body: (_, theirs) => ({ importID: theirs.importID }) },
   { operation: 'get-note', body: (_, theirs) => ({ noteID: theirs.noteID }) },
-  { operation: 'edit-note', body: (_, theirs) => ({ noteID: theirs.noteID, fields: { Front: 'planted' } }) }
+  { operation: 'edit-note', body: (_, theirs) => ({ noteID: theirs.noteID, fields: { Front: 'planted' } }) },
+  { operation: 'delete-note', body: (_, theirs) => ({ noteID: theirs.noteID }) },
+  { operation: 'add-note', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, noteTypeID: mine.noteTypeID, fields: { Front: 'planted' } }) },
+  { operation: 'add-note', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, noteTypeID: theirs.noteTypeID, fields: { Front: 'planted' } }) }
 ]
 
 /**
@@ -117,13 +121,13 @@ async function createLibrary (app: FastifyInstance): Promise<Library> {
   await databaseOf(app).collection('notes').insertOne({
     _id: noteID as never, userID: user.userID, noteTypeID, ankiID: 2, guid: `secret-${noteID}`, fields: ['secret front', 'secret back'], tags: [], modified: 1, createdAt: now
   })
-  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID, importID, noteID }
+  return { jwtToken, folderID, otherFolderID, flashcardID, cardID, reviewedCardID, reviewID, goalID, importID, noteID, noteTypeID }
 }
 
 /** Ids that nobody owns, shaped like real ones. */
 function unknownLibrary (): Library {
   const id = (): string => Array.from({ length: 32 }, () => randomInt(10)).join('')
-  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id(), importID: id(), noteID: id() }
+  return { jwtToken: '', folderID: id(), otherFolderID: id(), flashcardID: id(), cardID: id(), reviewedCardID: id(), reviewID: 'nobody', goalID: id(), importID: id(), noteID: id(), noteTypeID: id() }
 }
 
 /** Every document of every collection, in a stable order: what must not change. */

@@ -4,7 +4,10 @@
  * renders with (anki/templates.ts, through cardContentOf), so that an edit of the note shows on
  * every card of it, as in Anki. Pure: stored values in, card content out.
  */
-import { cardContentOf, withMediaIds, type ImportedContent } from './anki-import.js'
+import { cardContentOf, RENDER_LIMIT, withMediaIds, type ImportedContent } from './anki-import.js'
+import { clozeNumbers as ankiClozeNumbers } from './anki/cloze.js'
+import { renderCard } from './anki/templates.js'
+import { NOTETYPE_IDS } from './anki/writer.js'
 import type { AnkiCard, AnkiNote, AnkiNotetype } from './anki/collection.js'
 import { MAX_NOTE_TEXT } from './limits.js'
 import type { NoteTypeContent } from './note-types.js'
@@ -73,3 +76,92 @@ export function isBasicNoteType (noteType: Pick<NoteTypeContent, 'kind' | 'field
   return noteType.kind === 'standard' && noteType.templates.length === 1 && noteType.fields.length === 2 &&
     noteType.fields[0] === 'Front' && noteType.fields[1] === 'Back'
 }
+
+/**
+ * Which cards a note makes, as Anki's card generation decides: of a standard note type, a card for
+ * each template whose question renders with the note's fields (Anki's "empty card" rule: one that
+ * names only empty fields makes none); of a cloze note type, a card for each cloze number its
+ * fields hold. Each as Anki's ord: the template's, or the cloze number less one.
+ */
+export function cardOrdsOf (noteType: NoteTypeContent, fields: readonly string[]): number[] {
+  if (noteType.kind === 'cloze') {
+    const numbers = new Set<number>()
+    for (const field of fields) for (const number of ankiClozeNumbers(field)) numbers.add(number)
+    return [...numbers].sort((a, b) => a - b).map((number) => number - 1)
+  }
+  return noteType.templates.flatMap((template, ord) => renderCard({
+    fieldNames: noteType.fields,
+    fieldValues: [...fields],
+    questionFormat: template.front,
+    answerFormat: '',
+    cloze: false,
+    cardOrd: ord,
+    tags: [],
+    notetypeName: noteType.name,
+    deckName: '',
+    templateName: template.name,
+    maxLength: RENDER_LIMIT
+  }).empty ? [] : [ord])
+}
+
+const STOCK_CSS = '.card {\n    font-family: arial;\n    font-size: 20px;\n    line-height: 1.5;\n    text-align: center;\n    color: black;\n    background-color: white;\n}\n'
+const BASIC_BACK = '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}'
+
+/**
+ * Anki's stock note types, with its own names of them, of their fields and templates, and its CSS:
+ * an account has them as soon as it adds a note (unless an import brought one of the name), each
+ * under an id of its own in Anki (Basic and Cloze those that export-anki has always written).
+ */
+export const STOCK_NOTE_TYPES: readonly NoteTypeContent[] = [
+  {
+    ankiID: NOTETYPE_IDS.basic,
+    name: 'Basic',
+    kind: 'standard',
+    fields: ['Front', 'Back'],
+    templates: [{ name: 'Card 1', front: '{{Front}}', back: BASIC_BACK }],
+    css: STOCK_CSS,
+    sortField: 0
+  },
+  {
+    ankiID: 1_700_000_000_103,
+    name: 'Basic (and reversed card)',
+    kind: 'standard',
+    fields: ['Front', 'Back'],
+    templates: [
+      { name: 'Card 1', front: '{{Front}}', back: BASIC_BACK },
+      { name: 'Card 2', front: '{{Back}}', back: '{{FrontSide}}\n\n<hr id=answer>\n\n{{Front}}' }
+    ],
+    css: STOCK_CSS,
+    sortField: 0
+  },
+  {
+    ankiID: 1_700_000_000_104,
+    name: 'Basic (optional reversed card)',
+    kind: 'standard',
+    fields: ['Front', 'Back', 'Add Reverse'],
+    templates: [
+      { name: 'Card 1', front: '{{Front}}', back: BASIC_BACK },
+      { name: 'Card 2', front: '{{#Add Reverse}}{{Back}}{{/Add Reverse}}', back: '{{FrontSide}}\n\n<hr id=answer>\n\n{{Front}}' }
+    ],
+    css: STOCK_CSS,
+    sortField: 0
+  },
+  {
+    ankiID: 1_700_000_000_105,
+    name: 'Basic (type in the answer)',
+    kind: 'standard',
+    fields: ['Front', 'Back'],
+    templates: [{ name: 'Card 1', front: '{{Front}}\n\n{{type:Back}}', back: '{{Front}}\n\n<hr id=answer>\n\n{{type:Back}}' }],
+    css: STOCK_CSS,
+    sortField: 0
+  },
+  {
+    ankiID: NOTETYPE_IDS.cloze,
+    name: 'Cloze',
+    kind: 'cloze',
+    fields: ['Text', 'Back Extra'],
+    templates: [{ name: 'Cloze', front: '{{cloze:Text}}', back: '{{cloze:Text}}<br>\n{{Back Extra}}' }],
+    css: `${STOCK_CSS}.cloze {\n    font-weight: bold;\n    color: blue;\n}\n.nightMode .cloze {\n    color: lightblue;\n}\n`,
+    sortField: 0
+  }
+]

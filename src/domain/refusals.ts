@@ -57,6 +57,7 @@ export const REFUSAL_CODES = [
   'flashcard_not_found',
   'card_not_found',
   'note_not_found',
+  'note_type_not_found',
   'goal_not_found',
   'import_not_found',
   'nothing_to_undo',

@@ -28,6 +28,14 @@ export function noteTypesRepository (db: Db, session?: ClientSession) {
       return noteTypes.findOne({ _id: noteTypeID, userID }, inSession)
     },
 
+    /** Gives the account these note types, each unless it has it already (by id). */
+    async ensure (userID: string, wanted: ReadonlyArray<{ _id: string, content: NoteTypeContent }>, now: Date): Promise<void> {
+      if (wanted.length === 0) return
+      await noteTypes.bulkWrite(wanted.map(({ _id, content }) => ({
+        updateOne: { filter: { _id, userID }, update: { $setOnInsert: { ...checkedNoteType(content), createdAt: now, updatedAt: now } }, upsert: true }
+      })), { ordered: false, session })
+    },
+
     /** How many note types the account keeps, and which of these ids it has. Index user_name, then _id. */
     async held (userID: string, noteTypeIDs: readonly string[]): Promise<{ count: number, found: Set<string> }> {
       const count = await noteTypes.countDocuments({ userID }, inSession)

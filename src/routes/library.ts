@@ -6,7 +6,7 @@ import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody 
 import {
   AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
-  EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+  AddedNote, AddNoteBody, DeletedNote, EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT } from '../schemas/study.js'
 
@@ -157,7 +157,28 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       body: NoteTypesBody,
       response: { 200: NoteTypes }
     }
-  }, async (request) => await library.noteTypes(request.account._id))
+  }, async (request) => await notes.noteTypes(request.account._id))
+
+  app.post('/add-note', {
+    schema: {
+      summary: 'Add a note of one of the account\'s note types to a flashcard, with the cards its fields make',
+      description: 'fields is keyed by the note type\'s field names (get-note-types); a field left out is empty. The note makes a card for each template whose question its fields fill ' +
+        '(Anki\'s rule: a template that names only empty fields makes none), or for each cloze number of a cloze note type; one that makes none is refused.',
+      tags: ['library'],
+      body: AddNoteBody,
+      response: { 201: AddedNote, ...refusals(404, 409) }
+    }
+  }, async (request, reply) => reply.code(201).send(await notes.addNote(request.account._id, request.body)))
+
+  app.post('/delete-note', {
+    schema: {
+      summary: 'Delete a note with every card of it',
+      description: 'Each card goes as delete-card takes one: its reviews stay in the log.',
+      tags: ['library'],
+      body: NoteBody,
+      response: { 200: DeletedNote, ...refusals(404) }
+    }
+  }, async (request) => await library.deleteNote(request.account._id, request.body.noteID))
 
   app.post('/get-note', {
     schema: {

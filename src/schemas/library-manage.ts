@@ -276,3 +276,21 @@ export const NoteEdited = Type.Object({
   added: Type.Array(Id, { description: 'cards the edit added: none yet, a card for a template or cloze number the note had no card of comes with the next import of it' }),
   removed: Type.Array(Id, { description: 'cards the edit removed: none, as Anki keeps a card whose template or number is left empty' })
 })
+
+export const AddNoteBody = Type.Object({
+  jwtToken: JwtToken,
+  flashcardID: Id,
+  noteTypeID: Type.String({ minLength: 1, maxLength: 64, description: 'one of get-note-types' }),
+  fields: NoteFields,
+  tags: Type.Optional(NoteTags)
+})
+
+export const AddedNote = Type.Object({
+  noteID: Id,
+  cardIDs: Type.Array(Id, { description: 'the cards the note makes, by template (or cloze number)' })
+})
+
+export const DeletedNote = Type.Object({
+  noteID: Id,
+  cardIDs: Type.Array(Id, { description: 'the cards deleted with it' })
+})

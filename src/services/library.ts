@@ -219,6 +219,11 @@ export function libraryService (context: ServiceContext) {
       }
       let deleted = 0
       for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
+      // a note an Anki import kept (or add-note made) goes with its last card
+      const keptNotes = [...new Set([...found.values()].flatMap((card) => card.noteID !== undefined && card.ankiGuid !== undefined ? [card.noteID] : []))]
+      const emptied = []
+      for (const noteID of keptNotes) if ((await cards.ofNoteAnywhere(userID, noteID)).length === 0) emptied.push(noteID)
+      await repositories.notes.remove(userID, emptied)
       await users.takeFromUsage(userID, { cards: deleted })
       return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
     })
@@ -459,20 +464,14 @@ export function libraryService (context: ServiceContext) {
       return { flashcardID, cardID }
     },
 
-    /** The note types the account's Anki imports brought, by name: their fields, card templates and CSS. */
-    async noteTypes (userID: string) {
-      const noteTypes = await context.repositories.noteTypes.ofUser(userID)
-      return {
-        noteTypes: noteTypes.map((noteType) => ({
-          noteTypeID: noteType._id,
-          name: noteType.name,
-          kind: noteType.kind,
-          fields: noteType.fields,
-          templates: noteType.templates,
-          css: noteType.css,
-          sortField: String(noteType.sortField)
-        }))
-      }
+    /** Deletes a note with every card of it, each as delete-card deletes one; its reviews stay in the log. */
+    async deleteNote (userID: string, noteID: string) {
+      const note = await context.repositories.notes.findById(userID, noteID)
+      if (note === null) throw new Refusal('note_not_found', `no note ${noteID}`)
+      const cards = await context.repositories.cards.ofNoteAnywhere(userID, noteID)
+      if (cards.length > 0) await deleteChosen(userID, cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id })))
+      else await context.repositories.notes.remove(userID, [noteID])
+      return { noteID, cardIDs: cards.map((card) => card._id) }
     },
 
     /**

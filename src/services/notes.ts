@@ -1,13 +1,20 @@
 import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
 import { renderingOf } from '../domain/card-html.js'
+import { quotedName } from '../domain/names.js'
 import { MAX_CARD_TEXT } from '../domain/limits.js'
-import { editedFields, keptCardContent } from '../domain/notes.js'
+import { noteGuid } from '../domain/anki/export.js'
+import { CREATED_ORDERS_PER_MS } from '../domain/card-pages.js'
+import { newId } from '../domain/ids.js'
+import { flashcardWithPath } from '../domain/library-tree.js'
+import { cardOrdsOf, editedFields, keptCardContent, STOCK_NOTE_TYPES } from '../domain/notes.js'
+import { noteTypeIdOf, type NoteTypeContent } from '../domain/note-types.js'
 import { Refusal } from '../domain/refusals.js'
+import { newSchedule } from '../domain/scheduling.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
 import type { Repositories } from '../repositories/index.js'
 import type { NoteDocument } from '../repositories/notes.js'
 import type { NoteTypeDocument } from '../repositories/note-types.js'
-import type { ServiceContext } from './context.js'
+import { addToUsageWithinQuotas, storeNewCards, type ServiceContext } from './context.js'
 import { storedContent } from './library.js'
 
 function noNote (noteID: string): Refusal {
@@ -24,6 +31,80 @@ function rendering<T> (work: () => T): T {
     if (error instanceof RangeError) throw new Refusal('invalid_field', 'a card template of the note nests too deep or renders too much to be rendered')
     throw error
   }
+}
+
+function noNoteType (noteTypeID: string): Refusal {
+  return new Refusal('note_type_not_found', `no note type ${noteTypeID}: get-note-types lists the account's`)
+}
+
+/** Anki's stock note types the account lacks by name, each with the id it has in the account. */
+function stockMissing (userID: string, held: ReadonlyArray<Pick<NoteTypeContent, 'name'>>): Array<{ _id: string, content: NoteTypeContent }> {
+  const names = new Set(held.map((noteType) => noteType.name))
+  return STOCK_NOTE_TYPES.filter((stock) => !names.has(stock.name)).map((content) => ({ _id: noteTypeIdOf(userID, content.ankiID), content }))
+}
+
+/**
+ * The account's note types, by name: those it keeps, and Anki's stock ones it has none of the name
+ * of, which it is given when it first adds a note of one (ensureNoteType).
+ */
+export async function noteTypesOf (repositories: Repositories, userID: string): Promise<Array<NoteTypeContent & { _id: string }>> {
+  const held = await repositories.noteTypes.ofUser(userID)
+  const stock = stockMissing(userID, held).map(({ _id, content }) => ({ ...content, _id }))
+  return [...held, ...stock].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : a._id < b._id ? -1 : 1)
+}
+
+/** A note type of the account, a stock one stored the first time it is named; 404 for one it does not have. */
+async function ensureNoteType (repositories: Repositories, userID: string, noteTypeID: string, now: Date): Promise<NoteTypeDocument> {
+  const held = await repositories.noteTypes.findById(userID, noteTypeID)
+  if (held !== null) return held
+  const stock = stockMissing(userID, await repositories.noteTypes.ofUser(userID)).find((candidate) => candidate._id === noteTypeID)
+  if (stock === undefined) throw noNoteType(noteTypeID)
+  await repositories.noteTypes.ensure(userID, [stock], now)
+  return await repositories.noteTypes.findById(userID, noteTypeID) ?? (() => { throw noNoteType(noteTypeID) })()
+}
+
+/**
+ * New cards of a note, one for each of these ords, at the end of the flashcard: never reviewed, each
+ * rendered from the note's fields by its template.
+ */
+function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, noteType: NoteTypeDocument, ords: readonly number[], now: Date): CardDocument[] {
+  const options = renderingOf({ noteTypeID: noteType._id })
+  return ords.map((ord, index) => {
+    const clozeNumber = noteType.kind === 'cloze' ? ord + 1 : undefined
+    const made = rendering(() => keptCardContent({ ankiOrd: ord, ...(clozeNumber === undefined ? {} : { clozeNumber }) }, note, noteType, ''))
+    const content = made.kind === 'cloze'
+      ? storedContent(made.cloze, made.back, 'html', made.clozeNumber, options)
+      : storedContent(made.front, made.back, 'html', undefined, options)
+    return {
+      _id: newId(),
+      userID,
+      flashcardID,
+      ...content,
+      noteID: note._id,
+      ...(clozeNumber === undefined ? {} : { clozeNumber }),
+      noteTypeID: noteType._id,
+      ...newSchedule(now),
+      isNew: true,
+      createdOrder: now.getTime() * CREATED_ORDERS_PER_MS + index,
+      createdAt: now,
+      version: 0,
+      lastReviewID: null,
+      ankiGuid: note.guid,
+      ankiOrd: ord,
+      ankiID: now.getTime() + index,
+      ...(note.tags.length > 0 ? { tags: note.tags } : {})
+    }
+  })
+}
+
+/** Stores new cards of a note after the flashcard's last, within the card quota. */
+async function storeNoteCards (context: ServiceContext, repositories: Repositories, userID: string, flashcardID: string, documents: CardDocument[]): Promise<void> {
+  if (documents.length === 0) return
+  const last = await repositories.cards.lastCreatedOrder(userID, flashcardID)
+  const first = documents[0]?.createdOrder ?? 0
+  if (last !== null && first <= last) for (const card of documents) card.createdOrder += last + 1 - first
+  await storeNewCards(repositories, userID, documents)
+  await addToUsageWithinQuotas(context, repositories.users, userID, { cards: documents.length })
 }
 
 /** A kept note, its note type and its cards, the user's; 404 for a note the user lacks. */
@@ -55,8 +136,12 @@ export async function rewriteNote (repositories: Repositories, userID: string, k
     let list = byFlashcard.get(card.flashcardID)
     if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
     list.push({ cardID: card._id, content: written })
-    const { html, media, tags: _, ...rest } = card
-    changed.push({ ...rest, ...written })
+    // the card as it is now: a field the new content lacks is gone
+    const rewritten: CardDocument = { ...card, ...written }
+    if (written.html === undefined) delete rewritten.html
+    if (written.media === undefined) delete rewritten.media
+    if (tags.length === 0) delete rewritten.tags
+    changed.push(rewritten)
   }
   for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(userID, flashcardID, changes)
   if (tags.length === 0) await repositories.cards.dropTags(userID, note._id)
@@ -65,8 +150,50 @@ export async function rewriteNote (repositories: Repositories, userID: string, k
 }
 
 /** The notes Anki imports brought: read one, change its fields and tags. */
-export function notesService (context: Pick<ServiceContext, 'clock' | 'userTransaction' | 'repositories'>) {
+export function notesService (context: ServiceContext) {
   return {
+    /** The account's note types, by name: those Anki imports brought, and Anki's stock ones it has none of the name of. */
+    async noteTypes (userID: string) {
+      const noteTypes = await noteTypesOf(context.repositories, userID)
+      return {
+        noteTypes: noteTypes.map((noteType) => ({
+          noteTypeID: noteType._id,
+          name: noteType.name,
+          kind: noteType.kind,
+          fields: noteType.fields,
+          templates: noteType.templates,
+          css: noteType.css,
+          sortField: String(noteType.sortField)
+        }))
+      }
+    },
+
+    /**
+     * Adds a note of one of the account's note types to a flashcard, with the cards its fields make
+     * (a card for each template whose question they fill, or each cloze number): all or nothing.
+     */
+    async addNote (userID: string, request: { flashcardID: string, noteTypeID: string, fields: Record<string, string>, tags?: string[] }) {
+      return await context.userTransaction(userID, async (repositories) => {
+        const now = context.clock()
+        flashcardWithPath(await repositories.trees.read(userID), request.flashcardID)
+        const noteType = await ensureNoteType(repositories, userID, request.noteTypeID, now)
+        const tags = request.tags ?? []
+        const fields = editedFields(noteType, [], request.fields, tags)
+        const ords = cardOrdsOf(noteType, fields)
+        if (ords.length === 0) {
+          throw new Refusal('invalid_field', noteType.kind === 'cloze'
+            ? 'the note has no cloze deletion ({{c1::…}}), and makes no card: add one'
+            : `the note makes no card: each card template of ${quotedName(noteType.name)} asks a field left empty`)
+        }
+        const noteID = newId()
+        const note: NoteDocument = { _id: noteID, userID, noteTypeID: noteType._id, ankiID: now.getTime(), guid: noteGuid(noteID), fields, tags, modified: Math.floor(now.getTime() / 1000), createdAt: now }
+        const cards = newNoteCards(userID, request.flashcardID, note, noteType, ords, now)
+        await repositories.notes.stage([note])
+        await storeNoteCards(context, repositories, userID, request.flashcardID, cards)
+        return { noteID, cardIDs: cards.map((card) => card._id) }
+      })
+    },
+
     async getNote (userID: string, noteID: string) {
       const { note, noteType, cards } = await keptNote(context.repositories, userID, noteID)
       return {
@@ -87,8 +214,16 @@ export function notesService (context: Pick<ServiceContext, 'clock' | 'userTrans
         const kept = await keptNote(repositories, userID, change.noteID)
         const tags = change.tags ?? kept.note.tags
         const fields = editedFields(kept.noteType, kept.note.fields, change.fields ?? {}, tags)
-        const cards = await rewriteNote(repositories, userID, kept, fields, tags, context.clock())
-        return { noteID: kept.note._id, cardIDs: cards.map((card) => card._id), added: [] as string[], removed: [] as string[] }
+        const now = context.clock()
+        const cards = await rewriteNote(repositories, userID, kept, fields, tags, now)
+        // a template (or cloze number) the edit filled makes its card, as Anki's optional reversed card
+        const before = new Set(cardOrdsOf(kept.noteType, kept.note.fields))
+        const had = new Set(kept.cards.map((card) => card.clozeNumber === undefined ? card.ankiOrd ?? 0 : card.clozeNumber - 1))
+        const filled = cardOrdsOf(kept.noteType, fields).filter((ord) => !before.has(ord) && !had.has(ord))
+        const home = kept.cards[0]?.flashcardID
+        const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now)
+        if (home !== undefined) await storeNoteCards(context, repositories, userID, home, added)
+        return { noteID: kept.note._id, cardIDs: [...cards, ...added].map((card) => card._id), added: added.map((card) => card._id), removed: [] as string[] }
       })
     }
   }

@@ -7,6 +7,7 @@ import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app
 import { craftedPackage } from '../helpers/anki-craft.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, NOTHING } from '../helpers/anki-import.js'
 import { expected } from '../helpers/anki.js'
+import { STOCK_NOTE_TYPES } from '../../src/domain/notes.js'
 
 tap.setTimeout(600_000)
 
@@ -64,5 +65,6 @@ test('a note type past the limits (CSS of 100,001 characters) is refused naming 
   t.match(status.error, /^the note type "Basic" has 100,001 characters of CSS, and a note type may have at most 100,000/)
   t.same(await countsOf(app, user), NOTHING)
   t.equal(await databaseOf(app).collection('noteTypes').countDocuments({}), 0, 'no note type kept or left staged')
-  t.strictSame(await expectOk(app, 'get-note-types', { jwtToken: user.jwtToken }), { noteTypes: [] })
+  const left = await expectOk<{ noteTypes: NoteType[] }>(app, 'get-note-types', { jwtToken: user.jwtToken })
+  t.strictSame(left.noteTypes.map((noteType) => noteType.name), STOCK_NOTE_TYPES.map((stock) => stock.name).sort(), 'Anki\'s stock note types only, which every account has')
 })
