@@ -139,6 +139,8 @@ export interface Operations {
   'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
   'delete-cards': Op<typeof manage.DeleteCardsBody, typeof manage.DeletedCards>
   'get-note-types': Op<typeof manage.NoteTypesBody, typeof manage.NoteTypes>
+  'get-note': Op<typeof manage.NoteBody, typeof manage.Note>
+  'edit-note': Op<typeof manage.EditNoteBody, typeof manage.NoteEdited>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>

@@ -34,6 +34,8 @@ export interface StudyCard {
   flag: number
   /** the note type an Anki import made it from, whose CSS styles it (note-type-styles.ts) */
   noteTypeID?: string
+  /** the note the card is made from, for a card of an Anki import's note (edited with edit-note) */
+  noteID?: string
   /**
    * The retry key of the answer being sent for this showing of the card. Made at the
    * first attempt and kept until the service confirms, so a retry after a lost answer
@@ -116,7 +118,8 @@ export function studyCard (flashcard: Pick<Flashcard, 'flashcardID' | 'flashcard
     dueAt: Date.parse(card.due),
     state: stateOf(card.review_status),
     flag: Number(card.flag),
-    ...(card.noteTypeID === undefined ? {} : { noteTypeID: card.noteTypeID })
+    ...(card.noteTypeID === undefined ? {} : { noteTypeID: card.noteTypeID }),
+    ...(card.noteID === undefined || card.noteTypeID === undefined ? {} : { noteID: card.noteID })
   }
 }
 

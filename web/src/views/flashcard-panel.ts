@@ -13,6 +13,7 @@ import {
 } from './library-parts.js'
 import { ANKI_EXPORT_HINT, ankiExportButton } from './anki-export.js'
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
+import { noteEditor } from './note-editor.js'
 
 /**
  * Shows the flashcard with its cards; resolves once they are all on screen. The service
@@ -167,6 +168,19 @@ function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActi
     if (focusEdit) edit.focus()
   }
   const editCard = () => {
+    // a card of a note (an Anki import's): the note's fields are edited, every card of it changing
+    if (card.noteID !== undefined && card.noteTypeID !== undefined) {
+      act(null, async () => {
+        const form = await noteEditor(card.noteID as string, {
+          attributes: { class: 'stacked-form edit-note-form' },
+          saved: async () => { await actions.reload() },
+          cancel: () => { showCard(true) }
+        })
+        replaceChildren(item, [form])
+        form.querySelector<HTMLElement>('textarea')?.focus()
+      })
+      return
+    }
     const cancel = button('Cancel', () => { showCard(true) })
     const form = cardForm({
       initial: sourceOf(card),

@@ -20,6 +20,7 @@ import { loadStudyCard, loadStudyQueue, newReviewID, sameScope, stateOf, type Ca
 import type { CardSource } from './card-editor.js'
 import type { Screen } from './screen.js'
 import { FLAGS, cardTools, studyCardEditor, type CardToolActions } from './study-card-tools.js'
+import { noteEditor } from './note-editor.js'
 
 const RATING_NAMES: Record<Rating, string> = { again: 'Again', hard: 'Hard', good: 'Good', easy: 'Easy' }
 
@@ -632,7 +633,18 @@ export const showStudy: Screen = (container, { session }) => {
     sitting.redraw()
   }
 
-  const actions = { showAnswer, answer, undo, start, tools, edit: { save: saveEdit, done: editDone } }
+  /** A note saved from the card on show: the card is read again, as every card of the note changed. */
+  const noteSaved = async (card: StudyCard) => {
+    sitting.editing = false
+    const now = await loadStudyCard(card.flashcardID, card.cardID).catch(() => undefined)
+    if (now !== undefined) {
+      Object.assign(card, { front: now.front, back: now.back, format: now.format, frontHtml: now.frontHtml, backHtml: now.backHtml })
+      sitting.keep()
+    }
+    sitting.redraw()
+  }
+
+  const actions = { showAnswer, answer, undo, start, tools, edit: { save: saveEdit, done: editDone, noteSaved } }
 
   const onKey = (event: KeyboardEvent) => {
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || sitting.editing) return
@@ -680,7 +692,7 @@ export const showStudy: Screen = (container, { session }) => {
 
 interface Actions {
   tools: CardToolActions
-  edit: { save: (card: StudyCard, edited: CardSource) => Promise<EditedCard>, done: (card: StudyCard, changed: EditedCard | null) => Promise<void> }
+  edit: { save: (card: StudyCard, edited: CardSource) => Promise<EditedCard>, done: (card: StudyCard, changed: EditedCard | null) => Promise<void>, noteSaved: (card: StudyCard) => Promise<void> }
   showAnswer: () => void
   answer: (rating: Rating) => void
   undo: () => void
@@ -730,6 +742,26 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
     case 'back': {
       const card = sitting.current
       if (card === undefined) return
+      if (sitting.editing && card.noteID !== undefined) {
+        // a card of a note: its fields are edited, and every card of it changes
+        const holder = el('section', { class: 'panel study-editor', id: 'study-editor', 'aria-labelledby': 'study-editor-heading' }, [
+          el('h2', { id: 'study-editor-heading', tabindex: -1 }, ['Edit this note']),
+          el('p', { class: 'loading' }, ['Loading the note…'])
+        ])
+        replaceChildren(stage, [holder])
+        noteEditor(card.noteID, {
+          attributes: { class: 'stacked-form study-edit-form', id: 'study-edit-form' },
+          saved: async () => { await actions.edit.noteSaved(card) },
+          cancel: () => { actions.edit.done(card, null).catch((error: unknown) => { reportFailure(error) }) }
+        }).then((form) => {
+          holder.lastElementChild?.replaceWith(form)
+          form.querySelector<HTMLElement>('textarea')?.focus()
+        }, (error: unknown) => {
+          reportFailure(error)
+          actions.edit.done(card, null).catch(() => {})
+        })
+        return
+      }
       if (sitting.editing) {
         replaceChildren(stage, [studyCardEditor(card, async (edited) => await actions.edit.save(card, edited), (changed) => {
           actions.edit.done(card, changed).catch((error: unknown) => { reportFailure(error) })

@@ -1,0 +1,40 @@
+// A note an Anki import brought, edited on the page, in Chromium: Edit on one card of a reversed
+// note opens the note's fields by their names (Anki's editor), and saving shows the change on
+// both of its cards; the schedule of each stays. With STUDY_PAGE_SCREENSHOTS=1 it writes
+// docs/study-page-note-editor.png.
+import { test } from 'tap'
+import { databaseOf, expectOk } from './helpers/app.js'
+import { fixture, importAnki, LEARNER } from './helpers/anki-import.js'
+import { click, docsScreenshot, goTo, openFlashcard, openStudyPage, withoutChromium } from './helpers/study-page.js'
+
+const BROWSER_TEST = { skip: withoutChromium, timeout: 180_000 }
+
+test('Edit on a card of an imported reversed note edits the note: both of its cards show the change', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  await expectOk(app, 'update-settings', { jwtToken: token, timezone: LEARNER.timezone })
+  t.equal((await importAnki(app, token, fixture('collection.apkg'))).state, 'done')
+  const cards = databaseOf(app).collection('cards')
+  const [dog1, dog2] = (await cards.find({}).toArray()).filter((card) => card.ankiGuid === 'fixture-reversed').sort((a, b) => a.ankiOrd - b.ankiOrd)
+  if (dog1 === undefined || dog2 === undefined) throw new Error('the reversed note was not imported')
+
+  await goTo(page, 'library')
+  await page.reload()
+  await goTo(page, 'library')
+  await openFlashcard(page, 'Français')
+  await click(page, `.card-item[data-card-id="${String(dog1._id)}"] button[aria-label^="Edit"]`)
+  await page.waitForSelector('.edit-note-form textarea[data-field="Front"]')
+  const fields = await page.$$eval('.edit-note-form label', (labels) => labels.map((label) => label.textContent))
+  t.strictSame(fields, ['Front', 'Back', 'Tags'], 'the note\'s fields by their names, and its tags')
+  t.equal(await page.$eval('.edit-note-form textarea[data-field="Front"]', (area) => (area as HTMLTextAreaElement).value), 'dog', 'the front as Anki keeps it')
+  await page.$eval('.edit-note-form textarea[data-field="Front"]', (area) => { (area as HTMLTextAreaElement).value = '' })
+  await page.type('.edit-note-form textarea[data-field="Front"]', 'the dog')
+  await docsScreenshot(page, 'study-page-note-editor.png')
+  await click(page, '.edit-note-form button[type="submit"]')
+  await page.waitForFunction(() => /Note saved: 2 cards/.test(document.querySelector('#notice-message')?.textContent ?? ''))
+  await page.waitForFunction((id) => /the dog/.test(document.querySelector(`.card-item[data-card-id="${id}"]`)?.textContent ?? ''), {}, String(dog2._id))
+  t.match(await page.$eval(`.card-item[data-card-id="${String(dog1._id)}"]`, (item) => item.textContent), /the dog/, 'card 1 shows the edited front')
+  t.match(await page.$eval(`.card-item[data-card-id="${String(dog2._id)}"]`, (item) => item.textContent), /the dog/, 'card 2 shows it too')
+  const after = await cards.findOne({ _id: dog2._id })
+  t.same([after?.due, after?.reps, after?.stability], [dog2.due, dog2.reps, dog2.stability], 'card 2 keeps its schedule')
+})
