@@ -5,7 +5,7 @@
 import { test } from 'tap'
 import { databaseOf, expectOk } from './helpers/app.js'
 import { fixture, importAnki, LEARNER } from './helpers/anki-import.js'
-import { click, docsScreenshot, goTo, openFlashcard, openStudyPage, withoutChromium } from './helpers/study-page.js'
+import { click, docsScreenshot, emptyFlashcard, goTo, openFlashcard, openStudyPage, withoutChromium } from './helpers/study-page.js'
 
 const BROWSER_TEST = { skip: withoutChromium, timeout: 180_000 }
 
@@ -37,4 +37,29 @@ test('Edit on a card of an imported reversed note edits the note: both of its ca
   t.match(await page.$eval(`.card-item[data-card-id="${String(dog2._id)}"]`, (item) => item.textContent), /the dog/, 'card 2 shows it too')
   const after = await cards.findOne({ _id: dog2._id })
   t.same([after?.due, after?.reps, after?.stability], [dog2.due, dog2.reps, dog2.stability], 'card 2 keeps its schedule')
+})
+
+test('Add a note of another type: a Basic (and reversed card) note added on the page makes its two cards', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  await emptyFlashcard(study, 'Animals', 'Words')
+  await goTo(page, 'library')
+  await page.reload()
+  await goTo(page, 'library')
+  await openFlashcard(page, 'Animals')
+  await click(page, '.add-note-section summary')
+  await page.waitForSelector('.add-note-form .note-type-choice')
+  const types = await page.$$eval('.add-note-form .note-type-choice option', (options) => options.map((option) => option.textContent))
+  t.strictSame(types, ['Basic', 'Basic (and reversed card)', 'Basic (optional reversed card)', 'Basic (type in the answer)', 'Cloze'], 'Anki\'s stock note types to choose from')
+  const value = await page.$eval('.add-note-form .note-type-choice', (select) => [...(select as HTMLSelectElement).options].find((option) => option.textContent === 'Basic (and reversed card)')?.value ?? '')
+  await page.select('.add-note-form .note-type-choice', value)
+  await page.type('.add-note-form textarea[data-field="Front"]', 'el caballo')
+  await page.type('.add-note-form textarea[data-field="Back"]', 'the horse')
+  await click(page, '.add-note-form button[type="submit"]')
+  await page.waitForFunction(() => document.querySelectorAll('#card-list .card-item').length === 2)
+  const shown = await page.$$eval('#card-list .card-item', (items) => items.map((item) => item.textContent))
+  t.match(shown, [/el caballo[\s\S]*the horse/, /the horse[\s\S]*el caballo/], 'the card and its reverse')
+  const { cards } = await expectOk<{ cards: Array<{ noteID?: string, ord?: string }> }>(app, 'get-flashcard', { jwtToken: token, flashcardID: (await expectOk<{ folders: Array<{ flashcards: Array<{ flashcardID: string }> }> }>(app, 'get-library', { jwtToken: token })).folders[0]?.flashcards[0]?.flashcardID })
+  t.equal(new Set(cards.map((card) => card.noteID)).size, 1, 'of one note')
+  t.strictSame(cards.map((card) => card.ord), ['0', '1'])
 })

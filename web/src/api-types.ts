@@ -141,6 +141,7 @@ export interface Operations {
   'get-note-types': Op<typeof manage.NoteTypesBody, typeof manage.NoteTypes>
   'get-note': Op<typeof manage.NoteBody, typeof manage.Note>
   'edit-note': Op<typeof manage.EditNoteBody, typeof manage.NoteEdited>
+  'add-note': Op<typeof manage.AddNoteBody, typeof manage.AddedNote>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>

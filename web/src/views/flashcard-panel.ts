@@ -13,7 +13,7 @@ import {
 } from './library-parts.js'
 import { ANKI_EXPORT_HINT, ankiExportButton } from './anki-export.js'
 import { cardForm, firstEditingField, type CardSource } from './card-editor.js'
-import { noteEditor } from './note-editor.js'
+import { addNoteSection, noteEditor } from './note-editor.js'
 
 /**
  * Shows the flashcard with its cards; resolves once they are all on screen. The service
@@ -59,6 +59,7 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
     flashcard.description === '' ? null : el('p', { class: 'description' }, [flashcard.description]),
     // open: adding cards one after another is what this panel is most used for
     section('Add a card', addCardForm(flashcard, actions), true),
+    addNoteSection(flashcard.flashcardID, async () => { await actions.reload({ kind: 'flashcard', flashcardID: flashcard.flashcardID }) }),
     // a flashcard with cards gives at least one on its first page
     flashcard.cards.length === 0 ? el('p', { class: 'empty' }, ['No cards yet.']) : cardList,
     loadingMore,

@@ -35,3 +35,47 @@ export async function noteEditor (noteID: string, options: { attributes: Record<
     await options.saved({ cards: edited.cardIDs.length, added: edited.added.length })
   })
 }
+
+/**
+ * The form of a new note of any of the account's note types (Anki's stock ones, and those its
+ * imports brought): the type chosen, its fields by their names (HTML), tags. add-note makes the
+ * cards Anki would make of it. The types are read when the section is first opened.
+ */
+export function addNoteSection (flashcardID: string, added: () => Promise<void>): HTMLElement {
+  const body = el('div', { class: 'add-note' }, [el('p', { class: 'loading' }, ['Loading the note types…'])])
+  const section = el('details', { class: 'panel-section add-note-section' }, [el('summary', {}, ['Add a note of another type']), body])
+  let drawn = false
+  section.addEventListener('toggle', () => {
+    if (!section.open || drawn) return
+    drawn = true
+    callApi('get-note-types', {}).then(({ noteTypes }) => {
+      const choice = el('select', { class: 'note-type-choice' }, noteTypes.map((noteType) => el('option', { value: noteType.noteTypeID }, [noteType.name])))
+      const fieldsArea = el('div', { class: 'note-fields' })
+      const tags = el('input', { type: 'text', class: 'note-tags', autocomplete: 'off', spellcheck: false })
+      let areas: Array<{ name: string, area: HTMLTextAreaElement }> = []
+      const drawFields = () => {
+        const noteType = noteTypes.find((candidate) => candidate.noteTypeID === choice.value)
+        areas = (noteType?.fields ?? []).map((name) => ({ name, area: el('textarea', { rows: 2, spellcheck: true, class: 'note-field', 'data-field': name }) }))
+        fieldsArea.replaceChildren(...areas.map(({ name, area }) => field(name, area)))
+      }
+      choice.addEventListener('change', drawFields)
+      drawFields()
+      const form = actionForm({ class: 'stacked-form add-note-form' }, [
+        field('Note type', choice, 'Each card the note makes is one of its templates (or cloze numbers), made from these fields (HTML).'),
+        fieldsArea,
+        field('Tags', tags, 'separated by spaces'),
+        el('div', { class: 'button-row' }, [submitButton('Add note')])
+      ], async () => {
+        const fields = Object.fromEntries(areas.filter(({ area }) => area.value !== '').map(({ name, area }) => [name, area.value]))
+        const note = await callApi('add-note', { flashcardID, noteTypeID: choice.value, fields, tags: tags.value.split(/\s+/).filter((tag) => tag !== '') })
+        showNotice(`Note added: ${plural(note.cardIDs.length, 'card')}.`)
+        await added()
+      })
+      body.replaceChildren(form)
+    }, (error: unknown) => {
+      drawn = false
+      body.replaceChildren(el('p', { class: 'field-problem', role: 'alert' }, [`The note types could not be read: ${error instanceof Error ? error.message : String(error)}`]))
+    })
+  })
+  return section
+}
