@@ -70,7 +70,10 @@ test('an import leaves again by export-anki: the notes\' guids, the review log, 
   })
   const collection = pkg.collection
   t.equal(collection.cards.length, expected.cards.length, 'every card')
-  t.same(new Set(collection.notes.map((note) => note.guid)), new Set(Object.keys(expected.notes)), 'each note under the guid Anki gave it: Anki matches it on import')
+  t.strictSame(collection.notes.map((note) => note.guid).sort(), Object.keys(expected.notes).sort(), 'each note once, under the guid Anki gave it: Anki matches it on import')
+  const ankiNotes = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { onMedia: () => {} })).collection.notes
+  const whole = (notes: typeof ankiNotes) => Object.fromEntries(notes.map((note) => [note.guid, { id: note.id, notetypeId: note.notetypeId, fields: note.fields, modified: note.modified }]))
+  t.strictSame(whole(collection.notes), whole(ankiNotes), 'each under Anki\'s ids of it and of its note type, its fields and time as Anki had them')
   t.same(Object.fromEntries(collection.notes.map((note) => [note.guid, note.tags])), Object.fromEntries(Object.entries(expected.notes).map(([guid, note]) => [guid, note.tags])), 'with its tags')
   // each row as Anki wrote it: its time, button, intervals, ease, time taken and kind (the card ids are the export's own)
   const original = (await readAnkiPackageFile(join(FIXTURES, 'collection.apkg'), { onMedia: () => {} })).collection.revlog
