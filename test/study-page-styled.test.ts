@@ -4,6 +4,7 @@
 // window each stay inside the card, so the answer buttons stay visible and pressable. A card
 // made here keeps the page's own look. With STUDY_PAGE_SCREENSHOTS=1 it writes
 // docs/study-page-styled.png.
+import type { IncomingMessage } from 'node:http'
 import { test } from 'tap'
 import { expectOk } from './helpers/app.js'
 import { craftedPackage } from './helpers/anki-craft.js'
@@ -80,4 +81,35 @@ test('an imported card styled by its note type\'s CSS, confined to the card; a c
   t.not(await page.$eval('#card-front .card-text', (text) => getComputedStyle(text).color), 'rgb(10, 80, 30)', 'nor coloured by one')
   t.strictSame(study.consoleErrors, [], 'no console errors')
   t.strictSame(await study.cspViolations(), [], 'the content security policy holds')
+})
+
+test('without a network, the note type\'s CSS kept in the browser styles the card', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  const file = await craftedPackage(t, { cards: 1, revlog: 0, decks: [['Styled']], fields: () => ['<b class="word">el agua</b>', 'water'] }, (db) => {
+    const models = JSON.parse(String(db.prepare('select models from col').get()?.models)) as Record<string, { css: string }>
+    for (const model of Object.values(models)) model.css = CSS
+    db.prepare('update col set models = ?').run(JSON.stringify(models))
+  })
+  t.equal((await importAnki(app, token, file, { withScheduling: 'false' })).state, 'done')
+  const styled = async (): Promise<void> => {
+    await goTo(page, 'study')
+    await page.waitForSelector('#card-front .card-styled .card b')
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('#card-front .card') as Element).color === 'rgb(10, 80, 30)')
+  }
+  await styled()
+  t.pass('styled with the note types read from the service')
+
+  // the service cannot be reached for the note types: the connection drops, as with no network
+  let cut = 0
+  app.server.on('request', (request: IncomingMessage) => {
+    if ((request.url ?? '').endsWith('/get-note-types')) {
+      cut += 1
+      request.socket.destroy()
+    }
+  })
+  await page.reload({ waitUntil: 'load' })
+  await styled()
+  t.ok(cut > 0, 'the page asked for the note types, and got no answer')
+  t.pass('styled all the same, with the CSS the browser kept')
 })

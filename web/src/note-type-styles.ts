@@ -6,7 +6,10 @@
 // or not, is drawn over the page around it or the answer buttons. @import rules are dropped,
 // and what the CSS would load from elsewhere the page's Content-Security-Policy refuses.
 // A card's content sits in <div class="card">, as Anki's does, so `.card { … }` styles it.
+// The CSS last read is kept in the browser, for the cards studied without a network.
 import { callApi } from './api.js'
+import { keepNoteTypeStyles, keptNoteTypeStyles } from './offline-store.js'
+import { loadSession } from './session.js'
 
 /** Each known note type's confined sheet, by noteTypeID; null for one the account does not have. */
 const sheets = new Map<string, CSSStyleSheet | null>()
@@ -37,11 +40,27 @@ function adopt (): void {
   document.adoptedStyleSheets = [...others, ...ours]
 }
 
-/** Reads the account's note types, once at a time, and puts each one's CSS in force. */
+/** Puts each note type's CSS in force. */
+function styled (styles: ReadonlyArray<{ noteTypeID: string, css: string }>): void {
+  for (const { noteTypeID, css } of styles) sheets.set(noteTypeID, confinedSheet(noteTypeID, css))
+  adopt()
+}
+
+/**
+ * Reads the account's note types, once at a time, and puts each one's CSS in force; the CSS is kept
+ * in the browser (offline-store.ts), so that without a network the cards kept for study are styled
+ * as they were when last read.
+ */
 function load (): Promise<void> {
+  const userID = loadSession()?.userID
   loading ??= callApi('get-note-types', {}).then(({ noteTypes }) => {
-    for (const noteType of noteTypes) sheets.set(noteType.noteTypeID, confinedSheet(noteType.noteTypeID, noteType.css))
-    adopt()
+    const styles = noteTypes.map((noteType) => ({ noteTypeID: noteType.noteTypeID, css: noteType.css }))
+    styled(styles)
+    if (userID !== undefined) keepNoteTypeStyles({ userID, styles }).catch(() => {})
+  }, async (error: unknown) => {
+    const kept = userID === undefined ? undefined : await keptNoteTypeStyles(userID).catch(() => undefined)
+    if (kept === undefined) throw error
+    styled(kept.styles)
   }).finally(() => { loading = null })
   return loading
 }

@@ -1,5 +1,5 @@
 // What the page keeps in the browser to study without a network (IndexedDB): today's
-// cards as last fetched, the answers given offline that the service has not yet got
+// cards as last fetched, the CSS of the account's note types, the answers given offline that the service has not yet got
 // (each with its reviewID, in the order given), and the answers the service could not
 // take as they were (conflicts), kept until the learner decides. Everything is per user
 // and is removed when the user logs out (forgetEverything).
@@ -7,7 +7,7 @@ import type { Rating } from './api-types.js'
 import type { StudyCard, StudyScope } from './today-cards.js'
 
 const DATABASE = 'flashcards-offline'
-const VERSION = 1
+const VERSION = 2
 
 /** An answer given offline, waiting to be sent as review-card. */
 export interface WaitingAnswer {
@@ -60,9 +60,12 @@ function database (): Promise<IDBDatabase> {
     const request = indexedDB.open(DATABASE, VERSION)
     request.onupgradeneeded = () => {
       const db = request.result
-      db.createObjectStore('todayCards', { keyPath: 'userID' })
-      db.createObjectStore('waiting', { keyPath: 'seq', autoIncrement: true }).createIndex('userID', 'userID')
-      db.createObjectStore('conflicts', { keyPath: 'seq', autoIncrement: true }).createIndex('userID', 'userID')
+      // a database of an earlier version has some of the stores already
+      const has = (name: string): boolean => db.objectStoreNames.contains(name)
+      if (!has('todayCards')) db.createObjectStore('todayCards', { keyPath: 'userID' })
+      if (!has('waiting')) db.createObjectStore('waiting', { keyPath: 'seq', autoIncrement: true }).createIndex('userID', 'userID')
+      if (!has('conflicts')) db.createObjectStore('conflicts', { keyPath: 'seq', autoIncrement: true }).createIndex('userID', 'userID')
+      if (!has('noteTypeStyles')) db.createObjectStore('noteTypeStyles', { keyPath: 'userID' })
     }
     request.onsuccess = () => {
       // another tab deleting the database (a logout there) must not wait on this one
@@ -80,7 +83,7 @@ function database (): Promise<IDBDatabase> {
   return opened
 }
 
-type StoreName = 'todayCards' | 'waiting' | 'conflicts'
+type StoreName = 'todayCards' | 'waiting' | 'conflicts' | 'noteTypeStyles'
 
 /** Runs `work` in one transaction and resolves with its result once the transaction is committed. */
 async function inTransaction<T> (stores: StoreName[], mode: IDBTransactionMode, work: (transaction: IDBTransaction) => IDBRequest<T> | undefined): Promise<T | undefined> {
@@ -98,6 +101,17 @@ export async function keepTodayCards (userID: string, scope: StudyScope, cards: 
   // the retry keys belong to answers under way in this page, not to the copy
   const kept: KeptCards = { userID, scope, cards: cards.map(({ reviewID: _unsent, ...card }) => card), fetchedAt: Date.now() }
   await inTransaction(['todayCards'], 'readwrite', (transaction) => transaction.objectStore('todayCards').put(kept))
+}
+
+/** The CSS of the account's note types as last read, for the cards studied without a network. */
+export interface KeptNoteTypeStyles { userID: string, styles: Array<{ noteTypeID: string, css: string }> }
+
+export async function keepNoteTypeStyles (kept: KeptNoteTypeStyles): Promise<void> {
+  await inTransaction(['noteTypeStyles'], 'readwrite', (transaction) => transaction.objectStore('noteTypeStyles').put(kept))
+}
+
+export async function keptNoteTypeStyles (userID: string): Promise<KeptNoteTypeStyles | undefined> {
+  return await inTransaction<KeptNoteTypeStyles | undefined>(['noteTypeStyles'], 'readonly', (transaction) => transaction.objectStore('noteTypeStyles').get(userID))
 }
 
 export async function keptTodayCards (userID: string): Promise<KeptCards | undefined> {
