@@ -62,15 +62,17 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
       { operation, body: (mine: Library, theirs: Library) => ({ flashcardID: theirs.flashcardID, cardID: mine.cardID, ...flag }) }
     ]
   }),
-  ...['set-card-standing', 'delete-cards'].flatMap((operation) => {
-    const action = operation === 'set-card-standing' ? { action: 'suspend' } : {}
-    const selection = (...cards: Array<{ flashcardID: string, cardID: string }>) => ({ cards, ...action })
+  ...['set-card-standing', 'delete-cards', 'move-cards'].flatMap((operation) => {
+    // move-cards moves into the caller's own flashcard: only the cards named are another user's
+    const more = (mine: Library) => operation === 'set-card-standing' ? { action: 'suspend' } : operation === 'move-cards' ? { toFlashcardID: mine.flashcardID } : {}
+    const selection = (mine: Library, ...cards: Array<{ flashcardID: string, cardID: string }>) => ({ cards, ...more(mine) })
     return [
-      { operation, body: (_: Library, theirs: Library) => selection({ flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
-      { operation, body: (mine: Library, theirs: Library) => selection({ flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
-      { operation, body: (mine: Library, theirs: Library) => selection({ flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: theirs.flashcardID, cardID: mine.cardID }) }
+      { operation, body: (mine: Library, theirs: Library) => selection(mine, { flashcardID: theirs.flashcardID, cardID: theirs.cardID }) },
+      { operation, body: (mine: Library, theirs: Library) => selection(mine, { flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: mine.flashcardID, cardID: theirs.cardID }) },
+      { operation, body: (mine: Library, theirs: Library) => selection(mine, { flashcardID: mine.flashcardID, cardID: mine.cardID }, { flashcardID: theirs.flashcardID, cardID: mine.cardID }) }
     ]
   }),
+  { operation: 'move-cards', body: (mine, theirs) => ({ cards: [{ flashcardID: mine.flashcardID, cardID: mine.cardID }], toFlashcardID: theirs.flashcardID }) },
   { operation: 'get-study-queue', body: (_, theirs) => ({ folderID: theirs.folderID }) },
   { operation: 'get-study-queue', body: (_, theirs) => ({ flashcardID: theirs.flashcardID }) },
   { operation: 'browse-cards', body: (_, theirs) => ({ folderID: theirs.folderID }) },

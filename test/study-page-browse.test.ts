@@ -1,6 +1,6 @@
 // The Browse screen, in Chromium: a card suspended through the API is found again with
 // the Suspended filter, selected and unsuspended, and is back in the study queue; the
-// table sorts by due; two cards selected are deleted, after a question; at 375 px the
+// table sorts by due; two cards selected are deleted, after a question; one is moved to another deck; at 375 px the
 // table scrolls inside its box, not the page; a card's first line opens it in its deck.
 // With STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-browse.png and its -375 twin.
 import { test } from 'tap'
@@ -84,6 +84,19 @@ test('a suspended card found in Browse, unsuspended there, back in the study que
   t.ok(await page.$eval('button[data-action="delete"]', (action) => (action as HTMLButtonElement).disabled), 'the Delete button back, waiting for a selection')
   const left = await expectOk<{ cards: Array<{ cardID: string }> }>(app, 'get-flashcard', { jwtToken: token, flashcardID: chemistry.flashcardID })
   t.strictSame(left.cards.map((card) => card.cardID), [chemistry.cardIDs[2]], 'the deck keeps its third card only')
+
+  // the last Chemistry card moved into Greetings: its deck shown anew, and the library's decks as moved
+  t.ok(await page.$eval('button[data-action="move"]', (action) => (action as HTMLButtonElement).disabled), 'Move waits for a selection and a deck')
+  await click(page, `tr[data-card-id="${chemistry.cardIDs[2] as string}"] input[type="checkbox"]`)
+  const greetings = await page.$eval('#browse-move-to', (select, id) => [...(select as HTMLSelectElement).options].find((option) => option.value === id)?.textContent ?? '', spanish.flashcardID)
+  t.equal(greetings, 'Languages › Spanish › Greetings', 'each deck named by its path')
+  await page.select('#browse-move-to', spanish.flashcardID)
+  await click(page, 'button[data-action="move"]')
+  await page.waitForFunction((cardID) => document.querySelector(`tr[data-card-id="${cardID}"] td:nth-child(3)`)?.textContent === 'Languages › Spanish › Greetings', {}, chemistry.cardIDs[2])
+  t.match(await page.$eval('#notice-message', (notice) => notice.textContent), /1 card moved to Languages › Spanish › Greetings/)
+  const moved = await expectOk<{ cards: Array<{ cardID: string }> }>(app, 'get-flashcard', { jwtToken: token, flashcardID: spanish.flashcardID })
+  t.ok(moved.cards.some((card) => card.cardID === chemistry.cardIDs[2]), 'the card is in Greetings')
+  t.strictSame((await expectOk<{ cards: unknown[] }>(app, 'get-flashcard', { jwtToken: token, flashcardID: chemistry.flashcardID })).cards, [], 'and Chemistry is empty')
 
   // a narrow screen: the page keeps its width, the table scrolls inside its box
   await page.setViewport({ width: 375, height: 800 })

@@ -464,6 +464,16 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } }, inSession)).deletedCount
     },
 
+    /** Moves cards of one flashcard into another, their schedules and places in creation order kept, their searchable text with them; how many moved. */
+    async moveCards (userID: string, from: string, cardIDs: readonly string[], to: string): Promise<number> {
+      if (cardIDs.length === 0 || from === to) return 0
+      const moving = await cards.find({ userID, flashcardID: from, _id: { $in: [...cardIDs] } }, { session }).toArray()
+      await search.remove(userID, from, moving.map((card) => card._id))
+      const moved = (await cards.updateMany({ userID, flashcardID: from, _id: { $in: moving.map((card) => card._id) } }, { $set: { flashcardID: to } }, inSession)).modifiedCount
+      await search.add(userID, to, moving.map((card) => ({ cardID: card._id, text: searchTextOf(card) })))
+      return moved
+    },
+
     /**
      * Gives cards new content (text, format, rendered sides, media), and leaves
      * their schedules alone. Rendered sides absent: none kept (plain text).

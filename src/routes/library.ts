@@ -6,7 +6,7 @@ import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody 
 import {
   AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
-  AddedNote, AddNoteBody, DeletedNote, EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+  AddedNote, AddNoteBody, DeletedNote, MoveCardsBody, MovedCards, EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT } from '../schemas/study.js'
 
@@ -148,6 +148,17 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: DeletedCards, ...refusals(404) }
     }
   }, async (request) => await library.deleteCards(request.account._id, request.body.cards))
+
+  app.post('/move-cards', {
+    schema: {
+      summary: 'Move cards into another flashcard (the card browser\'s selection), all or nothing',
+      description: 'Each card keeps its schedule, standing and history. A card of a cloze note made here takes the note\'s other cards with it; a card of an Anki note moves alone, as in Anki. ' +
+        'A card that is not the user\'s in the flashcard named, or a destination that is not the user\'s, refuses the whole request with 404, and no card moves.',
+      tags: ['library'],
+      body: MoveCardsBody,
+      response: { 200: MovedCards, ...refusals(404) }
+    }
+  }, async (request) => await library.moveCards(request.account._id, request.body.cards, request.body.toFlashcardID))
 
   app.post('/get-note-types', {
     schema: {

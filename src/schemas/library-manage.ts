@@ -175,6 +175,13 @@ export const DeletedCards = Type.Object({
   deleted: Type.String({ description: 'how many cards were deleted: every card named, each once' })
 })
 
+export const MoveCardsBody = Type.Object({ jwtToken: JwtToken, cards: SelectedCards('moved'), toFlashcardID: Id })
+
+export const MovedCards = Type.Object({
+  moved: Type.String({ description: 'how many cards moved: every card named, each once, and the other cards of a cloze note made here that one of them is of' }),
+  toFlashcardID: Id
+})
+
 export const AllCardsBody = Type.Object({
   jwtToken: JwtToken,
   content: Type.Optional(Type.Boolean({

@@ -464,6 +464,36 @@ export function libraryService (context: ServiceContext) {
       return { flashcardID, cardID }
     },
 
+    /**
+     * Moves cards into another flashcard (the card browser's selection), all or nothing: each
+     * keeps its schedule, standing and history. A card of a cloze note made here takes the
+     * note's other cards with it, as its cards are kept together in one flashcard; a card of an
+     * Anki note moves alone, as in Anki. How many cards moved.
+     */
+    async moveCards (userID: string, named: ReadonlyArray<{ flashcardID: string, cardID: string }>, toFlashcardID: string) {
+      return await context.userTransaction(userID, async ({ trees, cards }) => {
+        flashcardWithPath(await trees.read(userID), toFlashcardID)
+        const found = new Map((await cards.byIds(userID, named.map((ref) => ref.cardID))).map((card) => [card._id, card]))
+        const bySource = new Map<string, Set<string>>()
+        const take = (flashcardID: string, cardID: string): void => {
+          const set = bySource.get(flashcardID) ?? new Set<string>()
+          set.add(cardID)
+          bySource.set(flashcardID, set)
+        }
+        for (const ref of named) {
+          const card = found.get(ref.cardID)
+          if (card?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
+          take(card.flashcardID, card._id)
+          if (card.noteID !== undefined && card.clozeNumber !== undefined && card.ankiGuid === undefined) {
+            for (const sibling of await cards.ofNote(userID, card.flashcardID, card.noteID)) take(sibling.flashcardID, sibling._id)
+          }
+        }
+        let moved = 0
+        for (const [from, cardIDs] of bySource) moved += await cards.moveCards(userID, from, [...cardIDs], toFlashcardID)
+        return { moved: String(moved), toFlashcardID }
+      })
+    },
+
     /** Deletes a note with every card of it, each as delete-card deletes one; its reviews stay in the log. */
     async deleteNote (userID: string, noteID: string) {
       const note = await context.repositories.notes.findById(userID, noteID)

@@ -138,6 +138,7 @@ export interface Operations {
   'edit-card': Op<typeof manage.EditCardBody, typeof manage.EditedCard>
   'delete-card': Op<typeof manage.CardBody, typeof manage.DeletedCard>
   'delete-cards': Op<typeof manage.DeleteCardsBody, typeof manage.DeletedCards>
+  'move-cards': Op<typeof manage.MoveCardsBody, typeof manage.MovedCards>
   'get-note-types': Op<typeof manage.NoteTypesBody, typeof manage.NoteTypes>
   'get-note': Op<typeof manage.NoteBody, typeof manage.Note>
   'edit-note': Op<typeof manage.EditNoteBody, typeof manage.NoteEdited>

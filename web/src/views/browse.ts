@@ -1,6 +1,6 @@
 // Browse: every card of the library, a folder or a deck, suspended and buried ones
 // too (browse-cards), in a table to filter, sort, select and change the standing of
-// (set-card-standing) or delete (delete-cards), as Anki's browser. The cards come a page at a time: "Load more"
+// (set-card-standing), move into another deck (move-cards) or delete (delete-cards), as Anki's browser. The cards come a page at a time: "Load more"
 // follows the answer's cursor.
 import { callApi } from '../api.js'
 import type { BrowsedCard, BrowseRequest, StandingAction } from '../api-types.js'
@@ -51,8 +51,10 @@ export const showBrowse: Screen = (container) => {
     () => `Delete ${plural(selected.size, 'selected card')}? Their reviews still count; a cloze card's deletion becomes plain text in its note.`,
     (yes) => { remove(yes).catch(reportFailure) }, { 'data-action': 'delete' })
   let deleteHolder = deleteControl()
+  const destination = el('select', { id: 'browse-move-to' }, [])
+  const moveButton = button('Move', (event) => { move(event.currentTarget as HTMLButtonElement).catch(reportFailure) }, { 'data-action': 'move' })
   const actions = el('div', { class: 'browse-actions', role: 'group', 'aria-label': 'Selected cards' }, [
-    selection, ...actionButtons, field('Flag to set', flag), flagButton, deleteHolder
+    selection, ...actionButtons, field('Flag to set', flag), flagButton, field('Deck to move into', destination), moveButton, deleteHolder
   ])
   const selectAll = el('input', { type: 'checkbox', id: 'browse-select-all', 'aria-label': 'Select every card shown' })
   const body = el('tbody', {})
@@ -93,6 +95,7 @@ export const showBrowse: Screen = (container) => {
   const drawSelection = (): void => {
     selection.textContent = selected.size === 0 ? 'No card selected' : `${plural(selected.size, 'card')} selected`
     for (const control of [...actionButtons, flagButton, ...deleteHolder.querySelectorAll('button')]) control.disabled = selected.size === 0
+    moveButton.disabled = selected.size === 0 || destination.value === ''
     selectAll.checked = shown.length > 0 && shown.every((card) => selected.has(card.cardID))
     selectAll.indeterminate = !selectAll.checked && shown.some((card) => selected.has(card.cardID))
   }
@@ -150,6 +153,22 @@ export const showBrowse: Screen = (container) => {
     await reload()
   }
 
+  /** Moves the cards selected into the deck chosen, a request of at most CARDS_PER_CHANGE at a time, each all or nothing. */
+  async function move (control: HTMLButtonElement): Promise<void> {
+    const cards = [...selected.values()]
+    if (cards.length === 0 || destination.value === '') return
+    const name = destination.selectedOptions[0]?.textContent?.trim() ?? ''
+    let moved = 0
+    await whileBusy(control, async () => {
+      for (let start = 0; start < cards.length; start += CARDS_PER_CHANGE) {
+        moved += Number((await callApi('move-cards', { cards: cards.slice(start, start + CARDS_PER_CHANGE), toFlashcardID: destination.value })).moved)
+      }
+    })
+    selected.clear()
+    showNotice(`${plural(moved, 'card')} moved to ${name}.`)
+    await reload()
+  }
+
   /** Deletes the cards selected, a request of at most CARDS_PER_CHANGE at a time, each all or nothing. */
   async function remove (control: HTMLButtonElement): Promise<void> {
     const cards = [...selected.values()]
@@ -184,8 +203,12 @@ export const showBrowse: Screen = (container) => {
 
   callApi('get-library', {}).then((library) => {
     if (!onScreen) return
-    fillScope(scope, readLibrary(library.folders))
+    const folders = readLibrary(library.folders)
+    fillScope(scope, folders)
+    fillDecks(destination, folders)
+    drawSelection()
   }).catch(reportFailure)
+  destination.addEventListener('change', drawSelection)
   reload().catch(reportFailure)
   return () => { onScreen = false }
 }
@@ -231,4 +254,15 @@ function fillScope (scope: HTMLSelectElement, folders: FolderEntry[]): void {
   for (const folder of folders) add(folder, 0)
   replaceChildren(scope, options)
   scope.value = chosen
+}
+
+/** The decks cards can be moved into, each named by its path. */
+function fillDecks (select: HTMLSelectElement, folders: FolderEntry[]): void {
+  const options: HTMLOptionElement[] = [el('option', { value: '' }, ['Choose a deck'])]
+  const add = (folder: FolderEntry, path: string[]) => {
+    for (const inner of folder.folders) add(inner, [...path, inner.name])
+    for (const deck of folder.flashcards) options.push(el('option', { value: deck.flashcardID }, [[...path, deck.flashcardName].join(' › ')]))
+  }
+  for (const folder of folders) add(folder, [folder.name])
+  replaceChildren(select, options)
 }
