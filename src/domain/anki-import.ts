@@ -8,6 +8,7 @@ import { CARD_QUEUE, CARD_TYPE, REVLOG_KIND, type AnkiCard, type AnkiDeck, type 
 import { cardDue, collectionOffsetMinutesWest, nextDayAt } from './anki/days.js'
 import { fsrsParameters, fsrsReplayer, type MemoryState } from './anki/fsrs.js'
 import { decodeEntities, renderCard } from './anki/templates.js'
+import { holdsOcclusions, occlusionSides } from './image-occlusion.js'
 import { CardState, newSchedule, type CardSchedule, type Rating } from './scheduling.js'
 
 /** Where a deck's own cards go: a flashcard of this name in the folder at this path. */
@@ -116,6 +117,12 @@ export function cardContentOf (card: AnkiCard, note: AnkiNote, notetype: AnkiNot
   if (notetype.cloze) {
     const clozeField = clozeFieldOf(notetype)
     const index = clozeField === undefined ? 0 : Math.max(0, fieldNames.indexOf(clozeField))
+    const occlusion = fields[index] ?? ''
+    if (holdsOcclusions(occlusion)) {
+      // Anki's Image Occlusion: the image with its masks, as Anki draws them
+      const named = (name: string): string => fields[fieldNames.indexOf(name)] ?? ''
+      return { kind: 'basic', ...occlusionSides(occlusion, card.ord + 1, { image: named('Image'), header: named('Header'), backExtra: named('Back Extra') }) }
+    }
     const answerFormat = notetype.templates[0]?.answerFormat ?? ''
     const extras = fieldNames
       .map((name, position) => ({ name, value: fields[position] ?? '' }))

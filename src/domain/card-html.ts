@@ -13,7 +13,10 @@
  *   span: class="cloze" only where the service marks a cloze deletion
  *   and, on a card an Anki import made (RenderOptions.classes), class on
  *      any of them: plain names only, at most 16, never "cloze", for its
- *      note type's CSS (which the study page confines to the card)
+ *      note type's CSS (which the study page confines to the card); and on a
+ *      div of class io-mask, an image occlusion's mask: data-shape (rect,
+ *      ellipse, polygon), data-left, -top, -width, -height (numbers) and
+ *      data-points (pairs of numbers)
  *
  * No other element or attribute passes: no script, no event attribute, no
  * style, no id, no class from the input, no SVG or MathML, no frame, object,
@@ -29,6 +32,7 @@ import { randomUUID } from 'node:crypto'
 import sanitizeHtml from 'sanitize-html'
 import { clozeSide, parseCloze, type ClozeMarkup } from './cloze.js'
 import type { TextFormat } from './card-content.js'
+import { MASK_ATTRIBUTES } from './image-occlusion.js'
 
 /** Bumped whenever the allowlist or the rendering changes: sides kept from an older version are rendered again when read. */
 export const RENDER_VERSION = 2
@@ -122,7 +126,18 @@ const DROPPED_WHOLE = [
 ]
 
 /** The elements whose attributes sanitizeCardHtml rewrites one by one; the others keep their class names at most. */
-const TRANSFORMED = new Set(['a', 'img', 'audio', 'span', 'td', 'th'])
+const TRANSFORMED = new Set(['a', 'img', 'audio', 'span', 'td', 'th', 'div'])
+
+/** The place and shape of an image occlusion mask (image-occlusion.ts), on a card an Anki import made: each attribute that passes its test. */
+function maskData (attribs: sanitizeHtml.Attributes): sanitizeHtml.Attributes {
+  if (!(attribs.class ?? '').split(/\s+/).includes('io-mask')) return {}
+  const kept: sanitizeHtml.Attributes = {}
+  for (const [name, test] of Object.entries(MASK_ATTRIBUTES)) {
+    const value = attribs[name]
+    if (value !== undefined && test(value)) kept[name] = value
+  }
+  return kept
+}
 
 /** HTML reduced to the allowlist, media left as `media:<mediaID>`. */
 export function sanitizeCardHtml (source: string, options: RenderOptions = {}): string {
@@ -145,7 +160,7 @@ export function sanitizeCardHtml (source: string, options: RenderOptions = {}): 
       span: ['class'],
       td: ['colspan', 'rowspan'],
       th: ['colspan', 'rowspan'],
-      ...(classes ? { '*': ['class'] } : {})
+      ...(classes ? { '*': ['class'], div: ['class', ...Object.keys(MASK_ATTRIBUTES)] } : {})
     },
     // with classes, each element's are chosen by withClass; without, only the service's cloze mark passes
     allowedClasses: classes ? {} : { span: ['cloze'] },
@@ -178,6 +193,7 @@ export function sanitizeCardHtml (source: string, options: RenderOptions = {}): 
       },
       td: cell,
       th: cell,
+      div: (tagName, attribs) => ({ tagName, attribs: withClass(attribs, classes ? maskData(attribs) : {}) }),
       // every other element keeps its class names only (sanitize-html would run a '*' transform after those above too)
       ...Object.fromEntries(ALLOWED_TAGS.filter((tag) => !TRANSFORMED.has(tag)).map((tag) => [tag, classOnly]))
     },

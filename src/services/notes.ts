@@ -70,8 +70,9 @@ async function ensureNoteType (repositories: Repositories, userID: string, noteT
 function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, noteType: NoteTypeDocument, ords: readonly number[], now: Date): CardDocument[] {
   const options = renderingOf({ noteTypeID: noteType._id })
   return ords.map((ord, index) => {
-    const clozeNumber = noteType.kind === 'cloze' ? ord + 1 : undefined
-    const made = rendering(() => keptCardContent({ ankiOrd: ord, ...(clozeNumber === undefined ? {} : { clozeNumber }) }, note, noteType, ''))
+    const made = rendering(() => keptCardContent({ ankiOrd: ord }, note, noteType, ''))
+    // a card of a cloze note type shows a cloze deletion, unless it is an image occlusion's
+    const clozeNumber = made.kind === 'cloze' ? made.clozeNumber : undefined
     const content = made.kind === 'cloze'
       ? storedContent(made.cloze, made.back, 'html', made.clozeNumber, options)
       : storedContent(made.front, made.back, 'html', undefined, options)

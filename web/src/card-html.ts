@@ -133,7 +133,49 @@ function allowedCopy (from: Element, options: CleanOptions): Element | null {
   }
   const names = options.classes === true ? keptClasses(from.getAttribute('class')) : null
   if (names !== null) copy.setAttribute('class', names)
+  if (tag === 'div' && names !== null && names.split(' ').includes('io-mask')) placeMask(from, copy as HTMLElement)
   return copy
+}
+
+/** A fraction or a number, as Anki writes an image occlusion shape's coordinates. */
+const COORDINATE = /^-?(?:\d+\.?\d*|\.\d+)$/
+
+/**
+ * An image occlusion mask placed over its image (the service's image-occlusion.ts): its data
+ * attributes kept as the service keeps them, and its box set through the CSSOM (the page's policy
+ * refuses style attributes, not this): left, top, width and height as fractions of the image, an
+ * ellipse rounded, a polygon clipped to its points. A shape in pixels (Anki before 23.10) is not drawn.
+ */
+function placeMask (from: Element, mask: HTMLElement): void {
+  const shape = from.getAttribute('data-shape') ?? ''
+  if (!['rect', 'ellipse', 'polygon'].includes(shape)) return
+  mask.setAttribute('data-shape', shape)
+  const number = (name: string): number | null => {
+    const value = from.getAttribute(`data-${name}`) ?? ''
+    return COORDINATE.test(value) ? Number(value) : null
+  }
+  let box: { left: number, top: number, width: number, height: number } | null = null
+  let clip: string | null = null
+  if (shape === 'polygon') {
+    const points = (from.getAttribute('data-points') ?? '').split(' ').slice(0, 200).map((pair) => pair.split(',').map(Number))
+    if (points.length < 3 || points.some((point) => point.length !== 2 || point.some((value) => !Number.isFinite(value)))) return
+    const xs = points.map((point) => point[0] as number)
+    const ys = points.map((point) => point[1] as number)
+    box = { left: Math.min(...xs), top: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) }
+    const { left, top, width, height } = box
+    if (width > 0 && height > 0) clip = `polygon(${points.map(([x, y]) => `${((x as number) - left) / width * 100}% ${((y as number) - top) / height * 100}%`).join(', ')})`
+  } else {
+    const [left, top, width, height] = ['left', 'top', 'width', 'height'].map(number)
+    if (left !== null && left !== undefined && top !== null && top !== undefined && width !== null && width !== undefined && height !== null && height !== undefined) box = { left, top, width, height }
+  }
+  if (box === null || [box.left, box.top, box.width, box.height].some((value) => value < -0.01 || value > 1.01)) return
+  mask.style.left = `${box.left * 100}%`
+  mask.style.top = `${box.top * 100}%`
+  mask.style.width = `${box.width * 100}%`
+  mask.style.height = `${box.height * 100}%`
+  if (shape === 'ellipse') mask.style.borderRadius = '50%'
+  if (clip !== null) mask.style.clipPath = clip
+  mask.setAttribute('data-placed', 'true')
 }
 
 /** Copies what the allowlist keeps of `from`'s children into `into`. */

@@ -155,3 +155,51 @@ export function clozeFilter (text: string, ordinal: number, question: boolean): 
   return revealCloze(text, ordinal, question)
     .replace(MATHJAX, (_match, open: string, inner: string, close: string) => `${open}${stripHtmlPreservingEntities(inner)}${close}`)
 }
+
+/** One shape of an image occlusion note: the cloze numbers it is asked on, its kind and its properties as Anki wrote them. */
+export interface OcclusionShape {
+  ordinals: number[]
+  shape: string
+  properties: Record<string, string>
+}
+
+/**
+ * The shapes of an image occlusion field (`{{c1::image-occlusion:rect:left=.2:top=.3:width=.1:height=.1:oi=1}}`),
+ * as Anki parses them (rslib/src/image_occlusion/imageocclusion.rs): the shape, then `:name=value`
+ * pairs, a value's `:` and `\` escaped with `\`.
+ */
+export function imageOcclusions (text: string): OcclusionShape[] {
+  const shapes: OcclusionShape[] = []
+  const visit = (node: string | Cloze): void => {
+    if (typeof node === 'string') return
+    for (const piece of node.nodes) {
+      if (typeof piece !== 'string' || !piece.startsWith('image-occlusion:')) continue
+      const parsed = occlusionShape(piece.slice('image-occlusion:'.length))
+      if (parsed !== null) shapes.push({ ordinals: node.ordinals, ...parsed })
+    }
+    node.nodes.forEach(visit)
+  }
+  parse(text).forEach(visit)
+  return shapes
+}
+
+function occlusionShape (text: string): { shape: string, properties: Record<string, string> } | null {
+  const colon = text.indexOf(':')
+  if (colon < 0) return null
+  const properties: Record<string, string> = {}
+  let index = colon
+  while (index < text.length && text[index] === ':') {
+    const equals = text.indexOf('=', index + 1)
+    if (equals < 0) break
+    const name = text.slice(index + 1, equals)
+    let value = ''
+    index = equals + 1
+    while (index < text.length && text[index] !== ':') {
+      if (text[index] === '\\' && index + 1 < text.length && (text[index + 1] === ':' || text[index + 1] === '\\')) index++
+      value += text[index] as string
+      index++
+    }
+    if (!Object.hasOwn(properties, name)) properties[name] = value
+  }
+  return { shape: text.slice(0, colon), properties }
+}
