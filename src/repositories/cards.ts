@@ -450,6 +450,25 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       }
     },
 
+    /** The notes (kept from Anki imports, or made by add-note) that cards of these flashcards are of, each once. Index user_flashcard. */
+    async keptNotesIn (userID: string, flashcardIDs: readonly string[]): Promise<string[]> {
+      if (flashcardIDs.length === 0) return []
+      const found = await cards.find({ userID, flashcardID: { $in: [...flashcardIDs] }, ankiGuid: { $exists: true } }, { projection: { _id: 0, noteID: 1 }, session }).toArray()
+      return [...new Set(found.flatMap((card) => card.noteID === undefined ? [] : [card.noteID]))]
+    },
+
+    /** Of these notes, those no card of the user is of any more. Index user_note. */
+    async notesWithoutCards (userID: string, noteIDs: readonly string[]): Promise<string[]> {
+      const left = new Set<string>()
+      for (let start = 0; start < noteIDs.length; start += 5000) {
+        const batch = noteIDs.slice(start, start + 5000)
+        for (const card of await cards.find({ userID, noteID: { $in: batch } }, { projection: { _id: 0, noteID: 1 }, session }).toArray()) {
+          if (card.noteID !== undefined) left.add(card.noteID)
+        }
+      }
+      return noteIDs.filter((noteID) => !left.has(noteID))
+    },
+
     /** Removes every card of the flashcards asked for; how many there were. Index user_flashcard. */
     async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
       if (flashcardIDs.length === 0) return 0

@@ -87,10 +87,13 @@ export function notesRepository (db: Db, session?: ClientSession) {
       }
     },
 
-    /** Removes a note of the user (once no card of it is left). */
+    /** Removes notes of the user (once no card of them is left), a batch at a time. */
     async remove (userID: string, noteIDs: readonly string[]): Promise<number> {
-      if (noteIDs.length === 0) return 0
-      return (await notes.deleteMany({ _id: { $in: [...noteIDs] }, userID }, inSession)).deletedCount
+      let removed = 0
+      for (let start = 0; start < noteIDs.length; start += HAND_OVER_BATCH) {
+        removed += (await notes.deleteMany({ _id: { $in: noteIDs.slice(start, start + HAND_OVER_BATCH) }, userID }, inSession)).deletedCount
+      }
+      return removed
     }
   }
 }

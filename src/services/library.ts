@@ -221,9 +221,7 @@ export function libraryService (context: ServiceContext) {
       for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
       // a note an Anki import kept (or add-note made) goes with its last card
       const keptNotes = [...new Set([...found.values()].flatMap((card) => card.noteID !== undefined && card.ankiGuid !== undefined ? [card.noteID] : []))]
-      const emptied = []
-      for (const noteID of keptNotes) if ((await cards.ofNoteAnywhere(userID, noteID)).length === 0) emptied.push(noteID)
-      await repositories.notes.remove(userID, emptied)
+      await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, keptNotes))
       await users.takeFromUsage(userID, { cards: deleted })
       return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
     })
@@ -325,7 +323,9 @@ export function libraryService (context: ServiceContext) {
         const { cards, users } = repositories
         const removed = removeFolder(tree, folderID)
         const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
+        const notes = await cards.keptNotesIn(userID, removed.flashcardIDs)
         const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
+        await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
         await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
         return {
           answer: {
@@ -356,7 +356,10 @@ export function libraryService (context: ServiceContext) {
         const { cards, users } = repositories
         removeFlashcard(tree, flashcardID)
         const shown = await mediaShownBy(repositories, userID, [flashcardID])
+        const notes = await cards.keptNotesIn(userID, [flashcardID])
         const deleted = await cards.removeByFlashcards(userID, [flashcardID])
+        // a note goes with its last card; one with cards in other flashcards stays
+        await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
         await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
         return { answer: { flashcardID, cards: String(deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
       })

@@ -125,3 +125,17 @@ t.test('notes added here reach Anki as notes of Anki\'s note types, each with it
   t.equal(imported.cards.length, 5, 'two reversed cards, two cloze cards and one typed')
   t.strictSame(imported.cards.map((card) => card.ord).sort(), [0, 0, 0, 1, 1])
 })
+
+t.test('a note goes with its last card, whichever deletion takes it: a deck deleted with one card of it leaves the note, the other deck takes it', async (t) => {
+  const { app, user, flashcardID, typeNamed, call } = await setUp(t)
+  const other = await makeDeck(app, user, { folder: ['Other'], name: 'Elsewhere', cards: 0 })
+  const { noteID, cardIDs } = await call<{ noteID: string, cardIDs: string[] }>('add-note', { flashcardID, noteTypeID: typeNamed('Basic (and reversed card)'), fields: { Front: 'el perro', Back: 'the dog' } }, 201)
+  await call('move-cards', { cards: [{ flashcardID, cardID: cardIDs[1] }], toFlashcardID: other.flashcardID })
+  const notes = databaseOf(app).collection('notes')
+  await call('delete-flashcard', { flashcardID })
+  t.match(await call('get-note', { noteID }), { cardIDs: [cardIDs[1]] }, 'the note stays with its card in the other deck')
+  await call('delete-folder', { folderID: (await call<{ folders: Array<{ folderID: string, name: string }> }>('get-library', {})).folders.find((folder) => folder.name === 'Other')?.folderID })
+  t.equal(await notes.countDocuments({ _id: noteID as never }), 0, 'gone with its last card')
+  const gone = await post(app, 'get-note', { jwtToken: user.jwtToken, noteID })
+  t.equal(gone.statusCode, 404)
+})
