@@ -41,6 +41,7 @@ test('a suspended card found in Browse, unsuspended there, back in the study que
   await page.waitForFunction(() => document.querySelectorAll('#browse-table tbody tr').length === 9)
   t.equal(await page.$eval('#browse-summary', (summary) => summary.textContent), 'Showing 9 of 9 cards.')
   t.equal(await page.$eval(`tr[data-card-id="${hola}"] .browse-standing`, (cell) => cell.textContent), 'Suspended', 'suspended shown as a badge')
+  t.equal(await page.$eval(`tr[data-card-id="${hola}"] .browse-note-type`, (cell) => cell.textContent), 'Basic', 'a card made here, as Anki\'s Basic')
   await docsScreenshot(page, 'study-page-browse.png')
 
   // sort by due: the studied cards by their due day, then the new ones; the header says so

@@ -267,7 +267,7 @@ export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | '
 
 const BROWSE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, due: 1, scheduledDays: 1, difficulty: 1, lapses: 1, reps: 1, createdOrder: 1, isNew: 1,
-  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1
+  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1, noteTypeID: 1
 } as const
 
 /** Which of the user's cards a browse shows: those of some flashcards (absent: all), of one standing at `now`. */

@@ -90,9 +90,13 @@ export function browseService (context: ServiceContext, search: SearchService) {
       }
       const page = found.slice(0, BROWSE_PAGE_ROWS)
       const flashcards = flashcardsWithPaths(tree, new Set(page.map(({ card }) => card.flashcardID)))
+      // the note types' names, read once when a card of the page names one
+      const noteTypes = page.some(({ card }) => card.noteTypeID !== undefined)
+        ? new Map((await repositories.noteTypes.ofUser(account._id)).map((noteType) => [noteType._id, noteType.name]))
+        : new Map<string, string>()
       const cards = page.flatMap(({ card }) => {
         const flashcard = flashcards.get(card.flashcardID)
-        return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now)]
+        return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now, card.noteTypeID === undefined ? undefined : noteTypes.get(card.noteTypeID))]
       })
       const last = page.at(-1)
       return {

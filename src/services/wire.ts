@@ -139,7 +139,7 @@ const STATE_NAMES = ['new', 'learning', 'review', 'relearning'] as const
 
 /** A row of the card browser: the card's flashcard, the first line it shows, its schedule and standing; no due or difficulty for a new card. */
 export function browseRow (card: Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps'> & CardContent & Partial<ClozeSibling> & CardStandingFields,
-  flashcard: { name: string, folder: string[] }, calendar: UserCalendar, now: Date) {
+  flashcard: { name: string, folder: string[] }, calendar: UserCalendar, now: Date, noteType?: string) {
   const studied = card.state !== 0
   return {
     cardID: card._id,
@@ -148,6 +148,7 @@ export function browseRow (card: Pick<CardDocument, '_id' | 'flashcardID' | 'sta
     folder: flashcard.folder,
     sortField: sortFieldOf(shownText(card)),
     kind: card.clozeNumber === undefined ? 'basic' as const : 'cloze' as const,
+    ...(noteType === undefined ? {} : { noteType }),
     state: STATE_NAMES[card.state] ?? 'new',
     ...(studied ? { due: displayDayOf(card.due, calendar) } : {}),
     interval: String(card.scheduledDays ?? 0),

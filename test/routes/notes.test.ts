@@ -52,6 +52,12 @@ t.test('add-note makes the cards Anki makes: one per template its fields fill, o
   t.match(byID.get(cloze.cardIDs[1] as string), { noteID: cloze.noteID, ord: '1', clozeNumber: '2', frontHtml: /Madrid is the capital of <span class="cloze">\[\.\.\.\]<\/span>/ }, 'cloze card 2 asks Spain')
   t.match(await call('get-note', { noteID: reversed.noteID }), { noteID: reversed.noteID, noteTypeID: typeNamed('Basic (and reversed card)'), fields: { Front: 'el perro', Back: 'the dog' }, tags: ['animals'], cardIDs: reversed.cardIDs })
   t.equal(await databaseOf(app).collection('noteTypes').countDocuments({}), 3, 'the three stock note types used are stored')
+  await call('add-cards', { flashcardID, cards: [{ front: 'made', back: 'here' }] }, 201)
+  const browsed = await call<{ cards: Array<{ cardID: string, noteType?: string }> }>('browse-cards', { flashcardID })
+  const typeOf = new Map(browsed.cards.map((card) => [card.cardID, card.noteType]))
+  t.strictSame(reversed.cardIDs.map((id) => typeOf.get(id)), ['Basic (and reversed card)', 'Basic (and reversed card)'], 'the card browser names each card\'s note type')
+  t.equal(typeOf.get(cloze.cardIDs[0] as string), 'Cloze')
+  t.equal(browsed.cards.filter((card) => card.noteType === undefined).length, 1, 'a card made with add-cards names none')
 
   // another account cannot add a note to this flashcard
   const before = await databaseOf(app).collection('cards').countDocuments({})
