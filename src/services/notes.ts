@@ -18,7 +18,7 @@ import { addToUsageWithinQuotas, storeNewCards, type ServiceContext } from './co
 import { storedContent } from './library.js'
 
 function noNote (noteID: string): Refusal {
-  return new Refusal('note_not_found', `no note ${noteID}: notes are those Anki imports brought, and a note goes with its last card`)
+  return new Refusal('note_not_found', `no note ${noteID}: a card's noteID names its note, and a note goes with its last card`)
 }
 
 /** Runs a rendering of a note's cards; a template that renders past a side's size, or cannot be rendered, refused as such. */
