@@ -401,10 +401,11 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       // the note: the one its cards had from an earlier import, brought up to date, or a new one
       const earlierNoteID = [...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID
       const noteID = earlierNoteID ?? newId()
+      // a new note is the user's at once (no card of theirs names it until the import is kept); one brought up to date is staged
       noteBatch.push({
         _id: earlierNoteID === undefined ? noteID : newId(),
-        ...(earlierNoteID === undefined ? {} : { replaces: earlierNoteID }),
-        userID: owner,
+        ...(earlierNoteID === undefined ? { importID } : { replaces: earlierNoteID }),
+        userID: earlierNoteID === undefined ? userID : owner,
         noteTypeID,
         ankiID: note.id,
         guid: note.guid,

@@ -78,7 +78,9 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   // the notes Anki imports brought: an account's by guid, and those an import staged (by its owner, the prefix)
   notes: [
-    { key: { userID: 1, guid: 1 }, name: 'user_guid' }
+    { key: { userID: 1, guid: 1 }, name: 'user_guid' },
+    // the new notes an import wrote, removed with it when it is not kept; only those are in it
+    { key: { importID: 1 }, name: 'import', partialFilterExpression: { importID: { $exists: true } } }
   ],
   // the cards' searchable text, many cards to a page: a search reads the user's pages (the userID prefix);
   // adding cards to a flashcard finds the page that takes more without reading the full ones

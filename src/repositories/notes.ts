@@ -25,6 +25,11 @@ export interface NoteDocument {
   media?: Array<{ name: string, mediaID: string }>
   /** a staged note bringing this note of the account up to date */
   replaces?: string
+  /**
+   * the import that brought it: a new note is written under the account at once, no card of the
+   * account naming it until the import is kept, and removed by this if the import is not kept
+   */
+  importID?: string
   createdAt: Date
 }
 
@@ -62,6 +67,7 @@ export function notesRepository (db: Db, session?: ClientSession) {
      * A batch at a time; repeating it changes nothing more. Index user_guid (its prefix).
      */
     async handOver (owner: string, userID: string): Promise<void> {
+      // the new notes are the user's already (importID): only those that bring a note up to date are staged
       for (;;) {
         const staged = await notes.find({ userID: owner, replaces: { $exists: true } }, { limit: HAND_OVER_BATCH, session }).toArray()
         if (staged.length === 0) break
@@ -70,21 +76,22 @@ export function notesRepository (db: Db, session?: ClientSession) {
         })), { ordered: false, session })
         await notes.deleteMany({ _id: { $in: staged.map((note) => note._id) }, userID: owner }, inSession)
       }
-      for (;;) {
-        const ids = (await notes.find({ userID: owner }, { projection: { _id: 1 }, limit: HAND_OVER_BATCH, session }).toArray()).map((note) => note._id)
-        if (ids.length === 0) break
-        await notes.updateMany({ _id: { $in: ids }, userID: owner }, { $set: { userID } }, inSession)
-      }
     },
 
-    /** Removes what an import staged (one that failed or was cancelled), a batch at a time. */
-    async removeStaged (owner: string): Promise<number> {
+    /**
+     * Removes what an import wrote (one that failed or was cancelled): its staged notes, and the
+     * new notes it wrote under the user, a batch at a time. Indexes user_guid (its prefix) and import.
+     */
+    async removeStaged (owner: string, userID: string, importID: string): Promise<number> {
       let removed = 0
-      for (;;) {
-        const ids = (await notes.find({ userID: owner }, { projection: { _id: 1 }, limit: HAND_OVER_BATCH, session }).toArray()).map((note) => note._id)
-        if (ids.length === 0) return removed
-        removed += (await notes.deleteMany({ _id: { $in: ids }, userID: owner }, inSession)).deletedCount
+      for (const filter of [{ userID: owner }, { userID, importID }]) {
+        for (;;) {
+          const ids = (await notes.find(filter, { projection: { _id: 1 }, limit: HAND_OVER_BATCH, session }).toArray()).map((note) => note._id)
+          if (ids.length === 0) break
+          removed += (await notes.deleteMany({ _id: { $in: ids }, ...filter }, inSession)).deletedCount
+        }
       }
+      return removed
     },
 
     /** Removes notes of the user (once no card of them is left), a batch at a time. */

@@ -169,7 +169,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
   async function clean (document: ImportDocument, plan?: ImportPlan): Promise<void> {
     await repositories.cards.removeStaged(stagingOwner(document._id))
     await repositories.noteTypes.removeStaged(stagingOwner(document._id))
-    await repositories.notes.removeStaged(stagingOwner(document._id))
+    await repositories.notes.removeStaged(stagingOwner(document._id), document.userID, document._id)
     await repositories.reviewHistories.removeImport(document.userID, document._id)
     await repositories.imports.dropStagedUpdates(document._id)
     // media staged before a plan named them stay listed for removal: the sweep takes them

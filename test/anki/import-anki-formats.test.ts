@@ -51,6 +51,8 @@ test('importing the same package again updates the notes it matched by guid inst
   t.match(again.warnings.join(' '), /updated rather than added again/)
   const after = await countsOf(app, user)
   t.same({ cards: after.cards, reviews: after.reviews, media: after.media }, { cards: before.cards, reviews: before.reviews, media: before.media }, 'no card, review or media twice')
+  t.equal(after.notes, before.notes, 'nor any note: each brought up to date under its id')
+  t.equal(before.notes, Object.keys(expected.notes).length, 'a note for each of Anki\'s')
   const second = await importedCards(app, user)
   t.equal(second.get('fixture-basic/0')?.cardID, basic.cardID, 'the same card')
   t.match(second.get('fixture-basic/0')?.frontHtml, /Capital/, 'its text as the package has it')

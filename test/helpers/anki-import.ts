@@ -123,9 +123,11 @@ export async function countsOf (app: FastifyInstance, user: TestUser) {
     unrecorded: await db.collection('media_unrecorded').countDocuments({}),
     activity: await db.collection('activity').countDocuments({ userID: user.userID }),
     trees: await db.collection('trees').countDocuments({ _id: user.userID as never, 'folders.0': { $exists: true } }),
-    updates: await db.collection('importUpdates').countDocuments({})
+    updates: await db.collection('importUpdates').countDocuments({}),
+    // the notes an import wrote under the user, and those it staged
+    notes: await db.collection('notes').countDocuments({ $or: [{ userID: user.userID }, { userID: { $regex: '^anki-import:' } }] })
   }
 }
 
 /** What an import leaves when it keeps nothing. */
-export const NOTHING = { cards: 0, staged: 0, reviews: 0, media: 0, files: 0, unrecorded: 0, activity: 0, trees: 0, updates: 0 }
+export const NOTHING = { cards: 0, staged: 0, reviews: 0, media: 0, files: 0, unrecorded: 0, activity: 0, trees: 0, updates: 0, notes: 0 }
