@@ -72,7 +72,12 @@ export function notesRepository (db: Db, session?: ClientSession) {
         const staged = await notes.find({ userID: owner, replaces: { $exists: true } }, { limit: HAND_OVER_BATCH, session }).toArray()
         if (staged.length === 0) break
         await notes.bulkWrite(staged.map(({ _id, replaces, createdAt, ...rest }) => ({
-          updateOne: { filter: { _id: replaces as string }, update: { $set: { ...rest, userID }, $setOnInsert: { createdAt } }, upsert: true }
+          updateOne: {
+            filter: { _id: replaces as string, userID },
+            // a note that names no media any more loses its list
+            update: { $set: { ...rest, userID }, $setOnInsert: { createdAt }, ...(rest.media === undefined ? { $unset: { media: '' as const } } : {}) },
+            upsert: true
+          }
         })), { ordered: false, session })
         await notes.deleteMany({ _id: { $in: staged.map((note) => note._id) }, userID: owner }, inSession)
       }

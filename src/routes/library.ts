@@ -208,7 +208,7 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
         'so that export-anki brings the change to the Anki note it came from.',
       tags: ['library'],
       body: EditNoteBody,
-      response: { 200: NoteEdited, ...refusals(404) }
+      response: { 200: NoteEdited, ...refusals(404, 409) }
     }
   }, async (request) => await notes.editNote(request.account._id, request.body))
 

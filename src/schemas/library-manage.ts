@@ -280,7 +280,7 @@ export const EditNoteBody = Type.Object({
 export const NoteEdited = Type.Object({
   noteID: Id,
   cardIDs: Type.Array(Id, { description: 'the note\'s cards, each rendered again from the fields, schedules kept' }),
-  added: Type.Array(Id, { description: 'cards the edit added: none yet, a card for a template or cloze number the note had no card of comes with the next import of it' }),
+  added: Type.Array(Id, { description: 'cards the edit added: one for each template (or cloze number) a field it filled made a card of, new, at the end of the flashcard of the note\'s first card' }),
   removed: Type.Array(Id, { description: 'cards the edit removed: none, as Anki keeps a card whose template or number is left empty' })
 })
 

@@ -99,9 +99,17 @@ function keptFields (note: NoteDocument, media: ReadonlyMap<string, MediaDocumen
       continue
     }
     const own = fileOf(mediaID) as string
-    fields = fields.map((field) => field.split(name).join(own))
+    fields = fields.map((field) => renamedMedia(field, name, own))
   }
   return fields.map((field) => withAnkiMedia(field, fileOf))
+}
+
+/** A field with its references to the file `from` (an image's source, a sound) naming `to` instead; the rest of its text as it was. */
+function renamedMedia (field: string, from: string, to: string): string {
+  const name = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return field
+    .replace(new RegExp(`(<img\\b[^>]*?\\ssrc\\s*=\\s*)(["']?)${name}\\2(?=[\\s>/])`, 'gi'), (_, start: string, quote: string) => `${start}${quote}${to}${quote}`)
+    .split(`[sound:${from}]`).join(`[sound:${to}]`)
 }
 
 /** The name of the deck options preset that carries the learner's desired retention and FSRS parameters. */
@@ -146,6 +154,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         const noteId = uniqueIds()
         const cardId = uniqueIds()
         const notes = new Map<string, number>()
+        /** the notes written as kept (their own note type), by noteID */
+        const keptNotes = new Set<string>()
         const cardIds = new Map<string, number>()
         const newCards: Array<{ id: number, createdOrder: number }> = []
         /** the `lrt` written for each card not new, by its Anki id */
@@ -183,6 +193,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
               // a note an Anki import kept: written back as it is, under its ids, with its note type
               nid = noteId(note.ankiID)
               notes.set(note._id, nid)
+              keptNotes.add(note._id)
               // changed nowhere but in Anki: written as not newer than Anki's, which keeps its own
               writer.addNotetype({ ...noteType, id: noteType.ankiID, modified: 0 })
               writer.addNote({
@@ -217,7 +228,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
               id,
               noteId: nid,
               deckId: deckIds.get(card.flashcardID) ?? 1,
-              ord: card.clozeNumber !== undefined ? Math.max(0, card.clozeNumber - 1) : card.ankiOrd ?? 0,
+              // a card of a kept note is its template's; any other is the one card of a Basic note, or its cloze number's
+              ord: card.clozeNumber !== undefined ? Math.max(0, card.clozeNumber - 1) : card.noteID !== undefined && keptNotes.has(card.noteID) ? card.ankiOrd ?? 0 : 0,
               modified: Math.floor(now.getTime() / 1000),
               ...schedule,
               ...standingRow(card, schedule.queue, now)

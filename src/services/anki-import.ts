@@ -339,6 +339,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         await apply(document, outcome.staged)
       } catch (error) {
         const stored = await repositories.imports.findById(importID)
+        // kept after all (its transaction committed, its answer lost): nothing of it may be cleaned away
+        if (stored?.state === 'done') return
         if (stored?.state === 'committing') throw error
         if (error instanceof Refusal) {
           await fail(document, error.code, error.message, outcome.staged.plan)

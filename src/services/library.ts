@@ -190,9 +190,13 @@ export function libraryService (context: ServiceContext) {
    * cloze note losing some of its cards loses their deletions from its text, once for all of
    * them, and its other cards keep their schedules; then the media only they showed go.
    */
-  async function deleteChosen (userID: string, refs: ReadonlyArray<{ flashcardID: string, cardID: string }>): Promise<void> {
+  async function deleteChosen (userID: string, chosen: ReadonlyArray<{ flashcardID: string, cardID: string }> | ((repositories: Repositories) => Promise<ReadonlyArray<{ flashcardID: string, cardID: string }>>)): Promise<string[]> {
+    let deletedIDs: string[] = []
     const unusedFiles = await context.userTransaction(userID, async (repositories) => {
       const { cards, users } = repositories
+      // the cards named, or those a lookup in the same transaction names
+      const refs = typeof chosen === 'function' ? await chosen(repositories) : chosen
+      deletedIDs = refs.map((ref) => ref.cardID)
       const found = new Map((await cards.byIds(userID, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
       const byFlashcard = new Map<string, string[]>()
       const notes = new Map<string, { card: CardDocument, numbers: number[] }>()
@@ -207,7 +211,10 @@ export function libraryService (context: ServiceContext) {
           notes.set(key, note)
         }
       }
+      // a note kept whole (notes) keeps its text, as Anki keeps a note whose card is deleted: its other cards stay as they are
+      const documented = new Set((await repositories.notes.byIds(userID, [...new Set([...notes.values()].map(({ card }) => card.noteID as string))])).map((note) => note._id))
       for (const { card, numbers } of notes.values()) {
+        if (documented.has(card.noteID as string)) continue
         const kept = (await cards.ofNote(userID, card.flashcardID, card.noteID as string)).filter((sibling) => !found.has(sibling._id))
         if (kept.length === 0) continue
         const cloze = clozeSource(numbers.reduce((parts, number) => withoutDeletion(parts, number), parseCloze(card.front)))
@@ -226,6 +233,7 @@ export function libraryService (context: ServiceContext) {
       return await releaseMedia(context, repositories, userID, [...new Set([...found.values()].flatMap((card) => card.media ?? []))])
     })
     await removeFilesAfterwards(context, unusedFiles)
+    return deletedIDs
   }
 
   /** New cards come after the cards a flashcard holds already, even within one millisecond of them. */
@@ -474,9 +482,11 @@ export function libraryService (context: ServiceContext) {
      * Anki note moves alone, as in Anki. How many cards moved.
      */
     async moveCards (userID: string, named: ReadonlyArray<{ flashcardID: string, cardID: string }>, toFlashcardID: string) {
-      return await context.userTransaction(userID, async ({ trees, cards }) => {
+      return await context.userTransaction(userID, async ({ trees, cards, notes }) => {
         flashcardWithPath(await trees.read(userID), toFlashcardID)
         const found = new Map((await cards.byIds(userID, named.map((ref) => ref.cardID))).map((card) => [card._id, card]))
+        // a cloze note with no document of its own (made here, or imported before notes were kept) is found within its flashcard: its cards go together
+        const documented = new Set((await notes.byIds(userID, [...new Set([...found.values()].flatMap((card) => card.noteID === undefined ? [] : [card.noteID]))])).map((note) => note._id))
         const bySource = new Map<string, Set<string>>()
         const take = (flashcardID: string, cardID: string): void => {
           const set = bySource.get(flashcardID) ?? new Set<string>()
@@ -487,7 +497,7 @@ export function libraryService (context: ServiceContext) {
           const card = found.get(ref.cardID)
           if (card?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
           take(card.flashcardID, card._id)
-          if (card.noteID !== undefined && card.clozeNumber !== undefined && card.ankiGuid === undefined) {
+          if (card.noteID !== undefined && card.clozeNumber !== undefined && !documented.has(card.noteID)) {
             for (const sibling of await cards.ofNote(userID, card.flashcardID, card.noteID)) take(sibling.flashcardID, sibling._id)
           }
         }
@@ -499,12 +509,14 @@ export function libraryService (context: ServiceContext) {
 
     /** Deletes a note with every card of it, each as delete-card deletes one; its reviews stay in the log. */
     async deleteNote (userID: string, noteID: string) {
-      const note = await context.repositories.notes.findById(userID, noteID)
-      if (note === null) throw new Refusal('note_not_found', `no note ${noteID}`)
-      const cards = await context.repositories.cards.ofNoteAnywhere(userID, noteID)
-      if (cards.length > 0) await deleteChosen(userID, cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id })))
-      else await context.repositories.notes.remove(userID, [noteID])
-      return { noteID, cardIDs: cards.map((card) => card._id) }
+      const cardIDs = await deleteChosen(userID, async (repositories) => {
+        if (await repositories.notes.findById(userID, noteID) === null) throw new Refusal('note_not_found', `no note ${noteID}`)
+        const cards = await repositories.cards.ofNoteAnywhere(userID, noteID)
+        // a note without cards goes by itself; one with cards goes with its last
+        if (cards.length === 0) await repositories.notes.remove(userID, [noteID])
+        return cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
+      })
+      return { noteID, cardIDs }
     },
 
     /**

@@ -180,7 +180,7 @@ export function notesService (context: ServiceContext) {
         const noteType = await ensureNoteType(repositories, userID, request.noteTypeID, now)
         const tags = request.tags ?? []
         const fields = editedFields(noteType, [], request.fields, tags)
-        const ords = cardOrdsOf(noteType, fields)
+        const ords = rendering(() => cardOrdsOf(noteType, fields))
         if (ords.length === 0) {
           throw new Refusal('invalid_field', noteType.kind === 'cloze'
             ? 'the note has no cloze deletion ({{c1::…}}), and makes no card: add one'
@@ -218,9 +218,9 @@ export function notesService (context: ServiceContext) {
         const now = context.clock()
         const cards = await rewriteNote(repositories, userID, kept, fields, tags, now)
         // a template (or cloze number) the edit filled makes its card, as Anki's optional reversed card
-        const before = new Set(cardOrdsOf(kept.noteType, kept.note.fields))
+        const before = new Set(rendering(() => cardOrdsOf(kept.noteType, kept.note.fields)))
         const had = new Set(kept.cards.map((card) => card.clozeNumber === undefined ? card.ankiOrd ?? 0 : card.clozeNumber - 1))
-        const filled = cardOrdsOf(kept.noteType, fields).filter((ord) => !before.has(ord) && !had.has(ord))
+        const filled = rendering(() => cardOrdsOf(kept.noteType, fields)).filter((ord) => !before.has(ord) && !had.has(ord))
         const home = kept.cards[0]?.flashcardID
         const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now)
         if (home !== undefined) await storeNoteCards(context, repositories, userID, home, added)

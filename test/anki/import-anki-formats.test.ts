@@ -159,3 +159,15 @@ test('cards of a deck the collection lacks land in Anki\'s Default deck, as Anki
   const usage = (await databaseOf(app).collection('users').findOne({ _id: user.userID as never }))?.usage
   t.equal(usage?.cards, 30, 'and the quota counts what the user holds')
 })
+
+test('cards imported before notes were kept (no note of their own) leave by export-anki as before: a Basic note each, card 1 of it; a cloze card by its number', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  t.equal((await importAnki(app, user.jwtToken, fixture('collection.apkg'))).state, 'done')
+  await databaseOf(app).collection('notes').deleteMany({ userID: user.userID })
+  const collection = (await readAnkiPackageFile(await exportedFile(t, app, user), { onMedia: () => {} })).collection
+  const clozeNotes = new Set(collection.notes.filter((note) => /\{\{c\d/.test(note.fields[0] ?? '')).map((note) => note.id))
+  const ords = collection.cards.filter((card) => !clozeNotes.has(card.noteId)).map((card) => card.ord)
+  t.ok(ords.length >= 15, `${ords.length} cards of Basic notes`)
+  t.strictSame([...new Set(ords)], [0], 'every card of a Basic note is its card 1, the reversed ones too')
+})

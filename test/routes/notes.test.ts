@@ -145,3 +145,25 @@ t.test('a note goes with its last card, whichever deletion takes it: a deck dele
   const gone = await post(app, 'get-note', { jwtToken: user.jwtToken, noteID })
   t.equal(gone.statusCode, 404)
 })
+
+t.test('a card of a cloze note kept whole is deleted as Anki deletes one: the note and its other cards stay as they are, and an edit does not bring the card back', async (t) => {
+  const { flashcardID, typeNamed, call, cardsOf } = await setUp(t)
+  const text = '{{c1::Madrid}} is the capital of {{c2::Spain}}'
+  const { noteID, cardIDs: [first, second] } = await call<{ noteID: string, cardIDs: string[] }>('add-note', { flashcardID, noteTypeID: typeNamed('Cloze'), fields: { Text: text } }, 201)
+  const before = (await cardsOf()).find((card) => card.cardID === second)
+  await call('delete-card', { flashcardID, cardID: first })
+  t.strictSame((await cardsOf()).map((card) => [card.cardID, card.frontHtml]), [[second, before?.frontHtml]], 'the other card as it was')
+  t.match(await call('get-note', { noteID }), { fields: { Text: text }, cardIDs: [second] }, 'the note\'s text as it was')
+  const edited = await call<{ added: string[] }>('edit-note', { noteID, fields: { 'Back Extra': 'in Europe' } })
+  t.strictSame(edited.added, [], 'the deleted card does not come back')
+})
+
+t.test('a cloze note of an import from before notes were kept (no note of its own) moves whole', async (t) => {
+  const { app, user, flashcardID, typeNamed, call, cardsOf } = await setUp(t)
+  const other = await makeDeck(app, user, { folder: ['Other'], name: 'Elsewhere', cards: 0 })
+  const { noteID, cardIDs } = await call<{ noteID: string, cardIDs: string[] }>('add-note', { flashcardID, noteTypeID: typeNamed('Cloze'), fields: { Text: '{{c1::a}} {{c2::b}}' } }, 201)
+  // as an import before this version left it: cards naming a note that has no document
+  await databaseOf(app).collection('notes').deleteOne({ _id: noteID as never })
+  t.strictSame(await call('move-cards', { cards: [{ flashcardID, cardID: cardIDs[0] }], toFlashcardID: other.flashcardID }), { moved: '2', toFlashcardID: other.flashcardID }, 'both of its cards move')
+  t.strictSame(await cardsOf(), [])
+})

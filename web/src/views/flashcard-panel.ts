@@ -1,6 +1,6 @@
 // One flashcard (a set of cards): its cards to add, edit and delete; rename, move,
 // delete and export it (to Anki, or as Quizlet text or CSV).
-import { callApi } from '../api.js'
+import { ApiError, callApi } from '../api.js'
 import type { CardDetails, CardText, Flashcard, TextFormat } from '../api-types.js'
 import { cardSide, mediaAddresses, sideText } from '../card-html.js'
 import { button, confirmButton, el, field, plural, replaceAfter, replaceChildren } from '../dom.js'
@@ -169,19 +169,28 @@ function cardItem (flashcard: Flashcard, card: CardDetails, actions: LibraryActi
     if (focusEdit) edit.focus()
   }
   const editCard = () => {
-    // a card of a note (an Anki import's): the note's fields are edited, every card of it changing
+    // a card of a note (an Anki import's): the note's fields are edited, every card of it changing;
+    // a card imported before notes were kept has none, and is edited as a card
     if (card.noteID !== undefined && card.noteTypeID !== undefined) {
       act(null, async () => {
-        const form = await noteEditor(card.noteID as string, {
-          attributes: { class: 'stacked-form edit-note-form' },
-          saved: async () => { await actions.reload() },
-          cancel: () => { showCard(true) }
-        })
-        replaceChildren(item, [form])
-        form.querySelector<HTMLElement>('textarea')?.focus()
+        try {
+          const form = await noteEditor(card.noteID as string, {
+            attributes: { class: 'stacked-form edit-note-form' },
+            saved: async () => { await actions.reload() },
+            cancel: () => { showCard(true) }
+          })
+          replaceChildren(item, [form])
+          form.querySelector<HTMLElement>('textarea')?.focus()
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === 'note_not_found')) throw error
+          editAsCard()
+        }
       })
       return
     }
+    editAsCard()
+  }
+  const editAsCard = () => {
     const cancel = button('Cancel', () => { showCard(true) })
     const form = cardForm({
       initial: sourceOf(card),

@@ -757,6 +757,12 @@ function render (sitting: StudySitting, { status, counts, progress, stage, annou
           holder.lastElementChild?.replaceWith(form)
           form.querySelector<HTMLElement>('textarea')?.focus()
         }, (error: unknown) => {
+          // a card imported before notes were kept has no note: it is edited as a card
+          if (error instanceof ApiError && error.code === 'note_not_found') {
+            delete card.noteID
+            sitting.redraw()
+            return
+          }
           reportFailure(error)
           actions.edit.done(card, null).catch(() => {})
         })
