@@ -42,12 +42,14 @@ export async function noteEditor (noteID: string, options: { attributes: Record<
  * cards Anki would make of it. The types are read when the section is first opened.
  */
 export function addNoteSection (flashcardID: string, added: () => Promise<void>): HTMLElement {
-  const body = el('div', { class: 'add-note' }, [el('p', { class: 'loading' }, ['Loading the note types…'])])
+  // nothing is loading until the section is opened: the screen's own "loading" marks stay those of what it waits for
+  const body = el('div', { class: 'add-note' })
   const section = el('details', { class: 'panel-section add-note-section' }, [el('summary', {}, ['Add a note of another type']), body])
   let drawn = false
   section.addEventListener('toggle', () => {
     if (!section.open || drawn) return
     drawn = true
+    body.replaceChildren(el('p', { class: 'loading' }, ['Loading the note types…']))
     callApi('get-note-types', {}).then(({ noteTypes }) => {
       const choice = el('select', { class: 'note-type-choice' }, noteTypes.map((noteType) => el('option', { value: noteType.noteTypeID }, [noteType.name])))
       const fieldsArea = el('div', { class: 'note-fields' })
