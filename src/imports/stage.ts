@@ -18,7 +18,6 @@ import { checkedNoteType, noteTypeIdOf, noteTypeOf, type NoteTypeContent } from 
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT, MAX_NOTE_TYPES } from '../domain/limits.js'
 import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
-import { renderingOf } from '../domain/card-html.js'
 import { quotedName } from '../domain/names.js'
 import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
@@ -30,7 +29,7 @@ import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard
 import { newFileId } from '../repositories/media.js'
 import type { ReviewHistoryDocument } from '../repositories/review-histories.js'
 import type { NoteDocument } from '../repositories/notes.js'
-import { storedContent } from '../services/library.js'
+import { storedNoteContent } from '../services/library.js'
 import { sniffedType } from '../services/media.js'
 
 export interface StageJob {
@@ -421,9 +420,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         if (preset !== undefined) presetUses.set(preset.id, (presetUses.get(preset.id) ?? 0) + 1)
         const stored = naming(() => `the note with guid ${quotedName(note.guid)} (deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)})`, () => {
           const content = cardContentOf(card, note, notetype, fields, deckNames.get(deckId) ?? '')
-          return content.kind === 'cloze'
-            ? { content, stored: storedContent(content.cloze, content.back, 'html', content.clozeNumber, renderingOf({ noteTypeID })) }
-            : { content, stored: storedContent(content.front, content.back, 'html', undefined, renderingOf({ noteTypeID })) }
+          return { content, stored: storedNoteContent(content, noteTypeID) }
         })
         const { content } = stored
         const standing = standingOf(card, now, calendar)

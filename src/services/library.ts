@@ -2,6 +2,7 @@ import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
 import { basicSides, clozeSides, RENDER_VERSION, renderingOf, sideHtml, type RenderOptions } from '../domain/card-html.js'
 import { editedFields, isBasicNoteType } from '../domain/notes.js'
+import type { ImportedContent } from '../domain/anki-import.js'
 import { quotedName } from '../domain/names.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
 import { cardTextProblem, MAX_CARDS_PER_REQUEST } from '../domain/limits.js'
@@ -50,7 +51,28 @@ export function storedContent (front: string, back: string, format: TextFormat, 
   return content
 }
 
-function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
+/**
+ * The content of a card an Anki note makes (an import's, or a note's of notes.ts), as every card's is
+ * made: its sides rendered from the note, through storedContent, with its note type's class names.
+ */
+export function storedNoteContent (made: ImportedContent, noteTypeID: string): CardContent {
+  const options = renderingOf({ noteTypeID })
+  return made.kind === 'cloze'
+    ? storedContent(made.cloze, made.back, 'html', made.clozeNumber, options)
+    : storedContent(made.front, made.back, 'html', undefined, options)
+}
+
+/** New cards come after the cards a flashcard holds already, even within one millisecond of them. */
+export async function placeAfterLast (cards: Repositories['cards'], userID: string, flashcardID: string, documents: CardDocument[]): Promise<void> {
+  const last = await cards.lastCreatedOrder(userID, flashcardID)
+  const first = documents[0]?.createdOrder ?? 0
+  if (last !== null && first <= last) {
+    for (const card of documents) card.createdOrder += last + 1 - first
+  }
+}
+
+/** A new card, never reviewed, `position` in its batch's creation order. */
+export function cardDocument (userID: string, flashcardID: string, content: CardContent, sibling: ClozeSibling | null, now: Date, position: number): CardDocument {
   return {
     _id: newId(),
     userID,
@@ -236,14 +258,6 @@ export function libraryService (context: ServiceContext) {
     return deletedIDs
   }
 
-  /** New cards come after the cards a flashcard holds already, even within one millisecond of them. */
-  async function placeAfterLast (cards: Repositories['cards'], userID: string, flashcardID: string, documents: CardDocument[]): Promise<void> {
-    const last = await cards.lastCreatedOrder(userID, flashcardID)
-    const first = documents[0]?.createdOrder ?? 0
-    if (last !== null && first <= last) {
-      for (const card of documents) card.createdOrder += last + 1 - first
-    }
-  }
 
   /** A cloze note's new text, back extra or format, given to every card of it, in the caller's transaction. */
   async function editNote (repositories: Repositories, user: UserDocument, flashcardID: string,

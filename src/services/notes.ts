@@ -1,21 +1,18 @@
 import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
-import { renderingOf } from '../domain/card-html.js'
 import { quotedName } from '../domain/names.js'
 import { MAX_CARD_TEXT } from '../domain/limits.js'
 import { noteGuid } from '../domain/anki/export.js'
-import { CREATED_ORDERS_PER_MS } from '../domain/card-pages.js'
 import { newId } from '../domain/ids.js'
 import { flashcardWithPath } from '../domain/library-tree.js'
 import { cardOrdsOf, editedFields, keptCardContent, STOCK_NOTE_TYPES } from '../domain/notes.js'
 import { noteTypeIdOf, type NoteTypeContent } from '../domain/note-types.js'
 import { Refusal } from '../domain/refusals.js'
-import { newSchedule } from '../domain/scheduling.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
 import type { Repositories } from '../repositories/index.js'
 import type { NoteDocument } from '../repositories/notes.js'
 import type { NoteTypeDocument } from '../repositories/note-types.js'
 import { addToUsageWithinQuotas, storeNewCards, type ServiceContext } from './context.js'
-import { storedContent } from './library.js'
+import { cardDocument, placeAfterLast, storedNoteContent } from './library.js'
 
 function noNote (noteID: string): Refusal {
   return new Refusal('note_not_found', `no note ${noteID}: a card's noteID names its note, and a note goes with its last card`)
@@ -68,28 +65,14 @@ async function ensureNoteType (repositories: Repositories, userID: string, noteT
  * rendered from the note's fields by its template.
  */
 function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, noteType: NoteTypeDocument, ords: readonly number[], now: Date): CardDocument[] {
-  const options = renderingOf({ noteTypeID: noteType._id })
   return ords.map((ord, index) => {
     const made = rendering(() => keptCardContent({ ankiOrd: ord }, note, noteType, ''))
     // a card of a cloze note type shows a cloze deletion, unless it is an image occlusion's
-    const clozeNumber = made.kind === 'cloze' ? made.clozeNumber : undefined
-    const content = made.kind === 'cloze'
-      ? storedContent(made.cloze, made.back, 'html', made.clozeNumber, options)
-      : storedContent(made.front, made.back, 'html', undefined, options)
+    const sibling = { noteID: note._id, ...(made.kind === 'cloze' ? { clozeNumber: made.clozeNumber } : {}) }
     return {
-      _id: newId(),
-      userID,
-      flashcardID,
-      ...content,
-      noteID: note._id,
-      ...(clozeNumber === undefined ? {} : { clozeNumber }),
+      ...cardDocument(userID, flashcardID, storedNoteContent(made, noteType._id), null, now, index),
+      ...sibling,
       noteTypeID: noteType._id,
-      ...newSchedule(now),
-      isNew: true,
-      createdOrder: now.getTime() * CREATED_ORDERS_PER_MS + index,
-      createdAt: now,
-      version: 0,
-      lastReviewID: null,
       ankiGuid: note.guid,
       ankiOrd: ord,
       ankiID: now.getTime() + index,
@@ -101,9 +84,7 @@ function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, 
 /** Stores new cards of a note after the flashcard's last, within the card quota. */
 async function storeNoteCards (context: ServiceContext, repositories: Repositories, userID: string, flashcardID: string, documents: CardDocument[]): Promise<void> {
   if (documents.length === 0) return
-  const last = await repositories.cards.lastCreatedOrder(userID, flashcardID)
-  const first = documents[0]?.createdOrder ?? 0
-  if (last !== null && first <= last) for (const card of documents) card.createdOrder += last + 1 - first
+  await placeAfterLast(repositories.cards, userID, flashcardID, documents)
   await storeNewCards(repositories, userID, documents)
   await addToUsageWithinQuotas(context, repositories.users, userID, { cards: documents.length })
 }
@@ -128,11 +109,7 @@ export async function rewriteNote (repositories: Repositories, userID: string, k
   const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent }>>()
   const changed: CardDocument[] = []
   for (const card of cards) {
-    const made = rendering(() => keptCardContent(card, edited, noteType, ''))
-    const options = renderingOf({ noteTypeID: noteType._id })
-    const content: CardContent = made.kind === 'cloze'
-      ? storedContent(made.cloze, made.back, 'html', made.clozeNumber, options)
-      : storedContent(made.front, made.back, 'html', undefined, options)
+    const content = storedNoteContent(rendering(() => keptCardContent(card, edited, noteType, '')), noteType._id)
     const written = { ...content, noteTypeID: noteType._id, ...(tags.length > 0 ? { tags } : {}) }
     let list = byFlashcard.get(card.flashcardID)
     if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
