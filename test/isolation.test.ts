@@ -84,7 +84,9 @@ const CASES: ReadonlyArray<{ operation: string, body: (mine: Library, theirs: Li
   { operation: 'edit-note', body: (_, theirs) => ({ noteID: theirs.noteID, fields: { Front: 'planted' } }) },
   { operation: 'delete-note', body: (_, theirs) => ({ noteID: theirs.noteID }) },
   { operation: 'add-note', body: (mine, theirs) => ({ flashcardID: theirs.flashcardID, noteTypeID: mine.noteTypeID, fields: { Front: 'planted' } }) },
-  { operation: 'add-note', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, noteTypeID: theirs.noteTypeID, fields: { Front: 'planted' } }) }
+  { operation: 'add-note', body: (mine, theirs) => ({ flashcardID: mine.flashcardID, noteTypeID: theirs.noteTypeID, fields: { Front: 'planted' } }) },
+  { operation: 'edit-note-type', body: (_, theirs) => ({ noteTypeID: theirs.noteTypeID, css: '.card { color: red }', fields: [{ name: 'Planted', from: 'Front' }, { name: 'Back' }], templates: [{ name: 'Card 1', from: 'Card 1', front: '{{Planted}}', back: '' }], confirm: true }) },
+  { operation: 'delete-note-type', body: (_, theirs) => ({ noteTypeID: theirs.noteTypeID, confirm: true }) }
 ]
 
 /**

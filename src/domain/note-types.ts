@@ -70,3 +70,141 @@ export function checkedNoteType (noteType: NoteTypeContent): NoteTypeContent {
   if (problem !== null) throw new Refusal('invalid_field', `${problem}: shorten it in Anki, or leave its notes out of the package`)
   return noteType
 }
+
+/** A note type as create-note-type defines it: Anki's stock ones, imported ones and these are kept alike. */
+export interface NoteTypeDefinition {
+  name: string
+  kind: 'standard' | 'cloze'
+  fields: readonly string[]
+  templates: ReadonlyArray<{ name: string, front: string, back: string }>
+  css: string
+  sortField: number
+}
+
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/u
+
+/** Why Anki would refuse this name of a field, or null: its template syntax could not name it. */
+function fieldNameProblem (name: string): string | null {
+  if (name.trim() === '') return 'is empty'
+  if (name !== name.trim()) return 'starts or ends with a space'
+  if (/[:"{}]/u.test(name)) return 'holds one of : " { }, which a template cannot name a field by'
+  if (/^[#/^]/u.test(name)) return 'starts with one of # / ^, which a template reads as a section'
+  if (CONTROL_CHARACTERS.test(name)) return 'holds a control character'
+  return null
+}
+
+/** The first name given twice (Anki compares names without case), or null. */
+function repeatedName (names: readonly string[]): string | null {
+  const seen = new Set<string>()
+  for (const name of names) {
+    const key = name.toLowerCase()
+    if (seen.has(key)) return name
+    seen.add(key)
+  }
+  return null
+}
+
+/**
+ * What keeps a note type a client defines (create-note-type, edit-note-type) from being kept, or
+ * null: what Anki itself refuses (fields a template cannot name, two fields or templates of one
+ * name, a template its engine cannot read, a front that names no field, a cloze note type without
+ * its one template of {{cloze:…}}), then the limits every door keeps.
+ */
+export function definitionProblem (noteType: NoteTypeDefinition, render: (template: { front: string, back: string }, fields: readonly string[]) => { empty: boolean }): string | null {
+  if (noteType.name.trim() === '' || CONTROL_CHARACTERS.test(noteType.name)) return 'the note type\'s name is empty or holds a control character'
+  if (noteType.fields.length === 0) return 'a note type needs at least one field'
+  for (const field of noteType.fields) {
+    const problem = fieldNameProblem(field)
+    if (problem !== null) return `the field name ${quotedName(field)} ${problem}`
+  }
+  const field = repeatedName(noteType.fields)
+  if (field !== null) return `two fields are named ${quotedName(field)}: each field needs a name of its own`
+  if (noteType.templates.length === 0) return 'a note type needs at least one card template'
+  if (noteType.kind === 'cloze' && noteType.templates.length !== 1) return 'a cloze note type has exactly one card template: its cards are its cloze numbers'
+  const template = repeatedName(noteType.templates.map((one) => one.name))
+  if (template !== null) return `two card templates are named ${quotedName(template)}: each template needs a name of its own`
+  for (const one of noteType.templates) {
+    if (one.name.trim() === '' || CONTROL_CHARACTERS.test(one.name)) return 'a card template\'s name is empty or holds a control character'
+    if (noteType.kind === 'cloze' && !/\{\{[^}]*cloze:/u.test(one.front)) return `the front of ${quotedName(one.name)} has no {{cloze:Field}}: a cloze note type shows its deletions through it`
+    let empty: boolean
+    try {
+      empty = render(one, noteType.fields).empty
+    } catch (error) {
+      return `the card template ${quotedName(one.name)} cannot be read: ${error instanceof Error ? error.message : String(error)}`
+    }
+    if (noteType.kind === 'standard' && empty) return `the front of ${quotedName(one.name)} names no field, so it would never make a card: put a field on it, as {{${noteType.fields[0] as string}}}`
+  }
+  if (!Number.isInteger(noteType.sortField) || noteType.sortField < 0 || noteType.sortField >= noteType.fields.length) {
+    return `sortField ${noteType.sortField} is not the index of one of the ${noteType.fields.length} fields`
+  }
+  return noteTypeProblem({ ...noteType, ankiID: 0, fields: [...noteType.fields], templates: [...noteType.templates] })
+}
+
+/** A field of an edited note type: `from` names the field of the note type as it is that it continues (a rename), when it is not the one of its own name. */
+export interface FieldChange { name: string, from?: string }
+/** A card template of an edited note type, as a field: `from` names the template it continues, when not the one of its own name. */
+export interface TemplateChange { name: string, front: string, back: string, from?: string }
+
+export interface NoteTypeChange {
+  name?: string
+  fields?: readonly FieldChange[]
+  templates?: readonly TemplateChange[]
+  css?: string
+  sortField?: number
+}
+
+/**
+ * A note type after an edit, with what becomes of what it had: for each field (template) of the
+ * edited one, the index of the one it continues, or null for a new one; the indexes of those no
+ * longer there. A field or template is continued by the one that names it in `from`, else by the
+ * one of its own name; `from` naming none of the note type's, or one named twice, is refused.
+ */
+export interface NoteTypeEdit {
+  content: NoteTypeDefinition
+  fieldFrom: Array<number | null>
+  templateFrom: Array<number | null>
+  droppedFields: number[]
+  droppedTemplates: number[]
+}
+
+function continued<T extends { name: string, from?: string }> (kept: readonly string[], changes: readonly T[], what: string): { from: Array<number | null>, dropped: number[] } {
+  const taken = new Set<number>()
+  const from = changes.map((change) => {
+    const source = change.from ?? change.name
+    const index = kept.indexOf(source)
+    if (index === -1) {
+      if (change.from !== undefined) throw new Refusal('invalid_field', `from ${quotedName(change.from)}: the note type has no ${what} of that name; it has ${kept.map(quotedName).join(', ')}`)
+      return null
+    }
+    if (taken.has(index)) throw new Refusal('invalid_field', `two ${what}s continue ${quotedName(source)}: name it in from once`)
+    taken.add(index)
+    return index
+  })
+  return { from, dropped: kept.map((_, index) => index).filter((index) => !taken.has(index)) }
+}
+
+export function editedNoteType (current: NoteTypeContent, change: NoteTypeChange): NoteTypeEdit {
+  const fields = change.fields === undefined
+    ? { from: current.fields.map((_, index) => index), dropped: [] }
+    : continued(current.fields, change.fields, 'field')
+  const templates = change.templates === undefined
+    ? { from: current.templates.map((_, index) => index), dropped: [] }
+    : continued(current.templates.map((template) => template.name), change.templates, 'card template')
+  // the sort field follows its field; one dropped gives way to the first
+  const sortField = change.sortField ?? Math.max(0, fields.from.indexOf(current.sortField))
+  return {
+    content: {
+      name: change.name ?? current.name,
+      kind: current.kind,
+      fields: change.fields?.map((field) => field.name) ?? current.fields,
+      templates: change.templates?.map(({ name, front, back }) => ({ name, front, back })) ?? current.templates,
+      css: change.css ?? current.css,
+      sortField
+    },
+    fieldFrom: fields.from,
+    templateFrom: templates.from,
+    droppedFields: fields.dropped,
+    droppedTemplates: templates.dropped
+  }
+}

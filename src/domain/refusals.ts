@@ -74,6 +74,8 @@ export const REFUSAL_CODES = [
   'quota_exceeded',
   'library_too_large',
   'goal_final',
+  'note_type_in_use',
+  'stock_note_type',
   'review_id_reused',
   'not_enough_history',
   'changed_meanwhile',

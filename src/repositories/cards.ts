@@ -525,6 +525,15 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       await cards.updateMany({ userID, noteID, tags: { $exists: true } }, { $unset: { tags: '' } }, inSession)
     },
 
+    /** Every card of these notes, in whichever flashcard, in no order. Index user_note. */
+    async ofNotes (userID: string, noteIDs: readonly string[]): Promise<CardDocument[]> {
+      const found: CardDocument[] = []
+      for (let start = 0; start < noteIDs.length; start += 5000) {
+        found.push(...await cards.find({ userID, noteID: { $in: noteIDs.slice(start, start + 5000) } }, inSession).toArray())
+      }
+      return found
+    },
+
     /** Every card of a note, in whichever flashcard, by its template (or cloze number). Index user_note. */
     ofNoteAnywhere (userID: string, noteID: string): Promise<CardDocument[]> {
       return cards.find({ userID, noteID }, inSession).sort({ ankiOrd: 1, clozeNumber: 1, _id: 1 }).toArray()

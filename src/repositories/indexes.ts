@@ -79,6 +79,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   // the notes Anki imports brought: an account's by guid, and those an import staged (by its owner, the prefix)
   notes: [
     { key: { userID: 1, guid: 1 }, name: 'user_guid' },
+    // a note type's notes (edit-note-type, delete-note-type)
+    { key: { userID: 1, noteTypeID: 1, _id: 1 }, name: 'user_noteType' },
     // the new notes an import wrote, removed with it when it is not kept; only those are in it
     { key: { importID: 1 }, name: 'import', partialFilterExpression: { importID: { $exists: true } } }
   ],

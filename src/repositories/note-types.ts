@@ -9,6 +9,8 @@ export interface NoteTypeDocument extends NoteTypeContent {
   userID: string
   /** a staged note type: the id it takes when the import is kept */
   noteTypeID?: string
+  /** when edit-note-type last changed it, epoch seconds: an export gives it, so that Anki takes the change (absent: changed only in Anki) */
+  modified?: number
   createdAt: Date
   updatedAt: Date
 }
@@ -41,6 +43,21 @@ export function noteTypesRepository (db: Db, session?: ClientSession) {
       const count = await noteTypes.countDocuments({ userID }, inSession)
       const found = await noteTypes.find({ _id: { $in: [...noteTypeIDs] }, userID }, { ...inSession, projection: { _id: 1 } }).toArray()
       return { count, found: new Set(found.map((document) => document._id)) }
+    },
+
+    /** Keeps a note type a client defined (create-note-type). */
+    async create (document: NoteTypeDocument): Promise<void> {
+      await noteTypes.insertOne({ ...document, ...checkedNoteType(document) }, inSession)
+    },
+
+    /** A note type's content after edit-note-type, changed at `modified` (epoch seconds). */
+    async rewrite (userID: string, noteTypeID: string, content: NoteTypeContent, modified: number, now: Date): Promise<void> {
+      await noteTypes.updateOne({ _id: noteTypeID, userID }, { $set: { ...checkedNoteType(content), modified, updatedAt: now } }, inSession)
+    },
+
+    /** Removes a note type of the account (delete-note-type, once no note is of it). */
+    async remove (userID: string, noteTypeID: string): Promise<boolean> {
+      return (await noteTypes.deleteOne({ _id: noteTypeID, userID }, inSession)).deletedCount === 1
     },
 
     /** Stages note types for an import (`owner`: its staging owner), each checked against the limits; each takes its id when the import is kept. */

@@ -1,4 +1,4 @@
-import type { ClientSession, Db } from 'mongodb'
+import type { ClientSession, Db, Filter } from 'mongodb'
 import { oneBatch } from './batches.js'
 
 /**
@@ -54,6 +54,24 @@ export function notesRepository (db: Db, session?: ClientSession) {
 
     findById (userID: string, noteID: string): Promise<NoteDocument | null> {
       return notes.findOne({ _id: noteID, userID }, inSession)
+    },
+
+    /** The notes of a note type, in batches of `size`, by id. Index user_noteType. */
+    async * ofNoteType (userID: string, noteTypeID: string, size = HAND_OVER_BATCH): AsyncGenerator<NoteDocument[]> {
+      let after: string | null = null
+      for (;;) {
+        const filter: Filter<NoteDocument> = after === null ? { userID, noteTypeID } : { userID, noteTypeID, _id: { $gt: after } }
+        const batch = await notes.find(filter, { sort: { _id: 1 }, limit: size, session }).toArray()
+        if (batch.length === 0) return
+        yield batch
+        after = (batch.at(-1) as NoteDocument)._id
+      }
+    },
+
+    /** Sets many notes' fields at once, as changed at `modified`. */
+    async setFieldsOfMany (userID: string, changes: ReadonlyArray<{ noteID: string, fields: string[] }>, modified: number): Promise<void> {
+      if (changes.length === 0) return
+      await notes.bulkWrite(changes.map(({ noteID, fields }) => ({ updateOne: { filter: { _id: noteID, userID }, update: { $set: { fields, modified } } } })), { ordered: false, session })
     },
 
     /** Sets a note's fields (and tags), as edited at `modified`; whether the user has it. */

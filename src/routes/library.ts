@@ -6,9 +6,10 @@ import { CreatedFlashcard, CreatedFolder, CreateFlashcardBody, CreateFolderBody 
 import {
   AddCardsBody, AddedCards, AllCardsAnswer, AllCardsBody, CardBody, DeleteCardsBody, DeletedCard, DeletedCards, DeletedFlashcard, DeletedFolder,
   EditCardBody, EditedCard, Flashcard, FlashcardBody, FolderBody, GetFlashcardBody, LibraryBody, LibraryOutline, MovedFlashcard, MoveFlashcardBody, MoveFolderBody,
-  AddedNote, AddNoteBody, DeletedNote, MoveCardsBody, MovedCards, EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
+  AddedNote, AddNoteBody, CreateNoteTypeBody, DeleteNoteTypeBody, EditNoteTypeBody, NoteType, NoteTypeDeleted, NoteTypeEdited, DeletedNote, MoveCardsBody, MovedCards, EditNoteBody, Note, NoteBody, NoteEdited, NoteTypes, NoteTypesBody, PlacedFolder, RenamedFlashcard, RenameFlashcardBody, RenameFolderBody
 } from '../schemas/library-manage.js'
 import { JSON_TEXT } from '../schemas/study.js'
+import { Refusal } from '../domain/refusals.js'
 
 const library: FastifyPluginAsyncTypebox = async (app) => {
   const { library, notes } = app.services
@@ -162,13 +163,55 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/get-note-types', {
     schema: {
-      summary: 'The note types Anki imports brought: fields, card templates and CSS',
+      summary: 'The account\'s note types (those Anki imports brought, those it defined, Anki\'s stock ones): fields, card templates and CSS',
       description: 'A card an Anki import made names its note type (noteTypeID) in every read of its content; the study page styles the card with the note type\'s CSS, confined to the card.',
       tags: ['library'],
       body: NoteTypesBody,
       response: { 200: NoteTypes }
     }
   }, async (request) => await notes.noteTypes(request.account._id))
+
+  app.post('/create-note-type', {
+    schema: {
+      summary: 'Define a note type: its fields, card templates in Anki\'s template syntax, and CSS',
+      description: 'Anki\'s rules hold: fields a template can name, each of its own name; each template\'s front names a field; a cloze note type has one template of {{cloze:Field}}. ' +
+        'Its notes are added with add-note; export-anki writes it under an Anki id of its own.',
+      tags: ['library'],
+      body: CreateNoteTypeBody,
+      response: { 201: NoteType, ...refusals(409) }
+    }
+  }, async (request, reply) => {
+    const { jwtToken, ...definition } = request.body
+    void jwtToken
+    return reply.code(201).send(await notes.createNoteType(request.account._id, definition))
+  })
+
+  app.post('/edit-note-type', {
+    schema: {
+      summary: 'Change a note type: name, fields, card templates, CSS; every note and card of it follows',
+      description: 'Every card of it is rendered again by its template and keeps its schedule. A change that drops a field holding text, or a template that has cards, answers 409 note_type_in_use ' +
+        'unless confirm is true. A stock note type the account has no note of is kept from then on. Anki takes an edited note type at the next export only when its fields and templates keep their names and number ' +
+        '(otherwise Anki keeps it as a second note type, as for any change of schema).',
+      tags: ['library'],
+      body: EditNoteTypeBody,
+      response: { 200: NoteTypeEdited, ...refusals(404, 409) }
+    }
+  }, async (request) => {
+    const { jwtToken, noteTypeID, confirm, ...change } = request.body
+    void jwtToken
+    if (Object.keys(change).length === 0) throw new Refusal('nothing_to_change', 'body names none of "name", "fields", "templates", "css" and "sortField": send what to change')
+    return await library.editNoteType(request.account._id, noteTypeID, change, confirm === true)
+  })
+
+  app.post('/delete-note-type', {
+    schema: {
+      summary: 'Delete a note type; one with notes only with confirm, its notes and cards with it',
+      description: 'Each card goes as delete-card takes one: its reviews stay in the log.',
+      tags: ['library'],
+      body: DeleteNoteTypeBody,
+      response: { 200: NoteTypeDeleted, ...refusals(404, 409) }
+    }
+  }, async (request) => await library.deleteNoteType(request.account._id, request.body.noteTypeID, request.body.confirm === true))
 
   app.post('/add-note', {
     schema: {

@@ -253,6 +253,69 @@ export const NoteTypes = Type.Object({
   noteTypes: Type.Array(NoteType, { description: 'by name' })
 })
 
+const NoteTypeName = Type.String({ minLength: 1, maxLength: 200, description: 'the note type\'s name, as Anki shows it; two of an account cannot share one' })
+const FieldName = Type.String({ minLength: 1, maxLength: 200, description: 'a field\'s name, as templates name it ({{Name}}): none of : " { }, not starting with # / ^' })
+const TemplateSides = {
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'the card template\'s name (Anki\'s "Card 1", "Card 2"...)' }),
+  front: Type.String({ maxLength: 100_000, description: 'the question, in Anki\'s template syntax: {{Field}}, {{#Field}}…{{/Field}}, {{cloze:Field}}, {{type:Field}}, {{hint:Field}}…' }),
+  back: Type.String({ maxLength: 100_000, description: 'the answer, in the same syntax; {{FrontSide}} shows the question' })
+}
+const NoteTypeCss = Type.String({ maxLength: 100_000, description: 'the CSS the note type\'s cards are styled with, confined to the card on the study page' })
+const SortField = Type.Integer({ minimum: 0, maximum: 99, description: 'the index in fields of the field the card browser shows and sorts notes by' })
+
+export const CreateNoteTypeBody = Type.Object({
+  jwtToken: JwtToken,
+  name: NoteTypeName,
+  kind: Type.Optional(StringEnum(['standard', 'cloze'] as const, { description: 'standard (the default): a card for each template its fields fill; cloze: one template, a card for each cloze number' })),
+  fields: Type.Array(FieldName, { minItems: 1, maxItems: 100 }),
+  templates: Type.Array(Type.Object(TemplateSides), { minItems: 1, maxItems: 100 }),
+  css: Type.Optional(NoteTypeCss),
+  sortField: Type.Optional(SortField)
+})
+
+export const EditNoteTypeBody = Type.Object({
+  jwtToken: JwtToken,
+  noteTypeID: Type.String({ minLength: 1, maxLength: 64, description: 'one of get-note-types' }),
+  name: Type.Optional(NoteTypeName),
+  fields: Type.Optional(Type.Array(Type.Object({
+    name: FieldName,
+    from: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the field it continues, renamed: its text in every note is kept under the new name' }))
+  }), {
+    minItems: 1,
+    maxItems: 100,
+    description: 'every field, in the new order: one of a name the note type has continues that field, one of a new name is a new field (empty in every note); a field left out is dropped'
+  })),
+  templates: Type.Optional(Type.Array(Type.Object({
+    ...TemplateSides,
+    from: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the template it continues, renamed: its cards stay, with their schedules' }))
+  }), {
+    minItems: 1,
+    maxItems: 100,
+    description: 'every card template, in the new order, continued as fields are: a new one makes the cards its notes\' fields fill; one left out is dropped with its cards'
+  })),
+  css: Type.Optional(NoteTypeCss),
+  sortField: Type.Optional(SortField),
+  confirm: Type.Optional(Type.Boolean({ description: 'go ahead although the change drops a field that holds text, or a template that has cards (which are deleted); without it such a change answers 409 note_type_in_use' }))
+})
+
+export const NoteTypeEdited = Type.Object({
+  ...NoteType.properties,
+  notes: Type.String({ description: 'how many notes of it were rendered again' }),
+  added: Type.Array(Id, { description: 'cards made for templates the change added, new, in the flashcard of each note\'s first card' }),
+  removed: Type.Array(Id, { description: 'cards of templates the change dropped, deleted (a note whose last card they were with them)' })
+})
+
+export const DeleteNoteTypeBody = Type.Object({
+  jwtToken: JwtToken,
+  noteTypeID: Type.String({ minLength: 1, maxLength: 64, description: 'one of get-note-types' }),
+  confirm: Type.Optional(Type.Boolean({ description: 'delete a note type that has notes, with every note and card of it; without it, such a note type answers 409 note_type_in_use' }))
+})
+
+export const NoteTypeDeleted = Type.Object({
+  noteTypeID: Type.String(),
+  removed: Type.Array(Id, { description: 'the cards deleted with its notes' })
+})
+
 export const NoteBody = Type.Object({ jwtToken: JwtToken, noteID: Id })
 
 const NoteFields = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ maxLength: 100_000 }), {

@@ -194,8 +194,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
               nid = noteId(note.ankiID)
               notes.set(note._id, nid)
               keptNotes.add(note._id)
-              // changed nowhere but in Anki: written as not newer than Anki's, which keeps its own
-              writer.addNotetype({ ...noteType, id: noteType.ankiID, modified: 0 })
+              // changed nowhere but in Anki: written as not newer than Anki's, which keeps its own; edited here (edit-note-type), as of the edit
+              writer.addNotetype({ ...noteType, id: noteType.ankiID, modified: noteType.modified ?? 0 })
               writer.addNote({
                 id: nid,
                 guid: note.guid,
@@ -209,7 +209,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
               if (card.noteID !== undefined) notes.set(card.noteID, nid)
               const kind = card.clozeNumber === undefined ? 'basic' : 'cloze'
               const own = stock[kind]
-              if (own !== undefined) writer.addNotetype({ ...own, id: own.ankiID, modified: 0 })
+              if (own !== undefined) writer.addNotetype({ ...own, id: own.ankiID, modified: own.modified ?? 0 })
               writer.addNote({
                 id: nid,
                 guid: noteGuid(card.noteID ?? card._id, card.ankiGuid),

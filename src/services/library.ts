@@ -21,7 +21,8 @@ import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
-import { rewriteNote } from './notes.js'
+import { changeNoteType, deckNamesOf, noteTypeShown, noteTypeToDelete, rewriteNote, type NoteTypeEdited } from './notes.js'
+import type { NoteTypeChange } from '../domain/note-types.js'
 import { userDay } from '../domain/calendar.js'
 
 /** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
@@ -458,7 +459,7 @@ export function libraryService (context: ServiceContext) {
           const changes = Object.fromEntries(Object.entries({ Front: asField(front), Back: asField(back) }).filter(([, value]) => value !== undefined)) as Record<string, string>
           const fields = editedFields(noteType, kept.fields, changes, kept.tags)
           const cards = await repositories.cards.ofNoteAnywhere(user._id, kept._id)
-          const edited = (await rewriteNote(repositories, user._id, { note: kept, noteType, cards }, fields, kept.tags, context.clock())).find((one) => one._id === cardID) ?? card
+          const edited = (await rewriteNote(repositories, user._id, { note: kept, noteType, cards }, fields, kept.tags, context.clock(), await deckNamesOf(repositories, user._id))).find((one) => one._id === cardID) ?? card
           return cardDetails(edited, user, mediaUrl, context.clock())
         }
         if (card.noteID === undefined || card.clozeNumber === undefined) {
@@ -531,6 +532,31 @@ export function libraryService (context: ServiceContext) {
         return cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
       })
       return { noteID, cardIDs }
+    },
+
+    /**
+     * Changes a note type and every note and card of it, in one transaction (changeNoteType); the
+     * cards of templates it drops go as delete-card takes one, a note with them when they were its last.
+     */
+    async editNoteType (userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean) {
+      let edited: NoteTypeEdited | null = null
+      const removed = await deleteChosen(userID, async (repositories) => {
+        edited = await changeNoteType(context, repositories, userID, noteTypeID, change, confirm)
+        return edited.dropped
+      })
+      const { noteType, added, notes } = edited as unknown as NoteTypeEdited
+      return {
+        ...noteTypeShown(noteType),
+        notes: String(notes),
+        added,
+        removed
+      }
+    },
+
+    /** Deletes a note type; one with notes only with `confirm`, its notes and cards going with it, each card as delete-card takes one. */
+    async deleteNoteType (userID: string, noteTypeID: string, confirm: boolean) {
+      const removed = await deleteChosen(userID, async (repositories) => await noteTypeToDelete(repositories, userID, noteTypeID, confirm))
+      return { noteTypeID, removed }
     },
 
     /**

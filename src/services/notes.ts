@@ -1,11 +1,11 @@
-import { RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
+import { fieldIsEmpty, renderCard, RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
 import { quotedName } from '../domain/names.js'
-import { MAX_CARD_TEXT } from '../domain/limits.js'
+import { MAX_CARD_TEXT, MAX_NOTE_TYPES } from '../domain/limits.js'
 import { noteGuid } from '../domain/anki/export.js'
 import { newId } from '../domain/ids.js'
 import { flashcardWithPath } from '../domain/library-tree.js'
 import { cardOrdsOf, editedFields, keptCardContent, STOCK_NOTE_TYPES } from '../domain/notes.js'
-import { noteTypeIdOf, type NoteTypeContent } from '../domain/note-types.js'
+import { definitionProblem, editedNoteType, noteTypeIdOf, type NoteTypeChange, type NoteTypeContent, type NoteTypeDefinition } from '../domain/note-types.js'
 import { Refusal } from '../domain/refusals.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
 import type { Repositories } from '../repositories/index.js'
@@ -60,13 +60,30 @@ async function ensureNoteType (repositories: Repositories, userID: string, noteT
   return await repositories.noteTypes.findById(userID, noteTypeID) ?? (() => { throw noNoteType(noteTypeID) })()
 }
 
+/** A flashcard's name as a template's {{Deck}} gives it: its place in the library, Anki's way (`Folder::Subfolder::Flashcard`). */
+export type DeckNames = (flashcardID: string) => string
+
+/** The names {{Deck}} gives the account's flashcards, read from its tree once. */
+export async function deckNamesOf (repositories: Repositories, userID: string): Promise<DeckNames> {
+  const tree = await repositories.trees.read(userID)
+  const names = new Map<string, string>()
+  return (flashcardID) => {
+    let name = names.get(flashcardID)
+    if (name === undefined) {
+      const { flashcard, folder } = flashcardWithPath(tree, flashcardID)
+      names.set(flashcardID, name = [...folder, flashcard.name].join('::'))
+    }
+    return name
+  }
+}
+
 /**
  * New cards of a note, one for each of these ords, at the end of the flashcard: never reviewed, each
  * rendered from the note's fields by its template.
  */
-function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, noteType: NoteTypeDocument, ords: readonly number[], now: Date): CardDocument[] {
+function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, noteType: NoteTypeDocument, ords: readonly number[], now: Date, deckNames: DeckNames): CardDocument[] {
   return ords.map((ord, index) => {
-    const made = rendering(() => keptCardContent({ ankiOrd: ord }, note, noteType, ''))
+    const made = rendering(() => keptCardContent({ ankiOrd: ord }, note, noteType, deckNames(flashcardID)))
     // a card of a cloze note type shows a cloze deletion, unless it is an image occlusion's
     const sibling = { noteID: note._id, ...(made.kind === 'cloze' ? { clozeNumber: made.clozeNumber } : {}) }
     return {
@@ -103,13 +120,13 @@ async function keptNote (repositories: Repositories, userID: string, noteID: str
  * export brings the change to Anki. The note's cards as they are now.
  */
 export async function rewriteNote (repositories: Repositories, userID: string, kept: { note: NoteDocument, noteType: NoteTypeDocument, cards: readonly CardDocument[] },
-  fields: string[], tags: string[], now: Date): Promise<CardDocument[]> {
+  fields: string[], tags: string[], now: Date, deckNames: DeckNames): Promise<CardDocument[]> {
   const { note, noteType, cards } = kept
   const edited = { ...note, fields, tags }
   const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent }>>()
   const changed: CardDocument[] = []
   for (const card of cards) {
-    const content = storedNoteContent(rendering(() => keptCardContent(card, edited, noteType, '')), noteType._id)
+    const content = storedNoteContent(rendering(() => keptCardContent(card, edited, noteType, deckNames(card.flashcardID))), noteType._id)
     const written = { ...content, noteTypeID: noteType._id, ...(tags.length > 0 ? { tags } : {}) }
     let list = byFlashcard.get(card.flashcardID)
     if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
@@ -127,23 +144,206 @@ export async function rewriteNote (repositories: Repositories, userID: string, k
   return changed
 }
 
+/** A note type as every answer gives it. */
+export function noteTypeShown (noteType: NoteTypeContent & { _id: string }) {
+  return {
+    noteTypeID: noteType._id,
+    name: noteType.name,
+    kind: noteType.kind,
+    fields: noteType.fields,
+    templates: noteType.templates,
+    css: noteType.css,
+    sortField: String(noteType.sortField)
+  }
+}
+
+/** Refuses a note type Anki would refuse, or one past the limits, saying why. */
+function checkedDefinition (noteType: NoteTypeDefinition): void {
+  const problem = definitionProblem(noteType, (template, fields) => renderCard({
+    fieldNames: [...fields],
+    fieldValues: fields.map(() => 'x'),
+    questionFormat: template.front,
+    answerFormat: template.back,
+    cloze: noteType.kind === 'cloze',
+    cardOrd: 0,
+    tags: [],
+    notetypeName: noteType.name,
+    deckName: '',
+    templateName: '',
+    maxLength: MAX_CARD_TEXT
+  }))
+  if (problem !== null) throw new Refusal('invalid_field', problem)
+}
+
+/** Refuses a name another of the account's note types (or a stock one it is offered) has. */
+function checkNameFree (held: ReadonlyArray<{ _id: string, name: string }>, name: string, except?: string): void {
+  if (held.some((noteType) => noteType.name === name && noteType._id !== except)) {
+    throw new Refusal('name_taken', `the account has a note type named ${quotedName(name)} already (get-note-types): give this one another name`)
+  }
+}
+
+function inUse (message: string): Refusal {
+  return new Refusal('note_type_in_use', `${message}: send confirm: true to go ahead`)
+}
+
+/** What an edit of a note type did: its cards to delete (of templates it dropped), those it added, how many notes it rendered again. */
+export interface NoteTypeEdited {
+  noteType: NoteTypeDocument
+  dropped: Array<{ flashcardID: string, cardID: string }>
+  added: string[]
+  notes: number
+}
+
+/** How many notes edit-note-type reads and writes at a time. */
+const NOTE_BATCH = 500
+
+/**
+ * Changes a note type (edit-note-type), in the caller's transaction: every note of it takes the
+ * fields as they are named now (a renamed one keeps its text, a new one is empty, a dropped one is
+ * gone), every card of it is rendered again by its template (a renamed or moved one keeps its
+ * cards, a new one makes the cards its notes' fields fill, as Anki makes them), keeping each
+ * card's schedule. Dropping a field that holds text, or a template that has cards, is refused
+ * unless `confirm`; the cards of a dropped template are left to the caller to delete.
+ */
+export async function changeNoteType (context: ServiceContext, repositories: Repositories, userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean): Promise<NoteTypeEdited> {
+  const now = context.clock()
+  const current = await ensureNoteType(repositories, userID, noteTypeID, now)
+  const edit = editedNoteType(current, change)
+  checkedDefinition(edit.content)
+  if (change.name !== undefined) checkNameFree(await noteTypesOf(repositories, userID), change.name, noteTypeID)
+  const modified = Math.floor(now.getTime() / 1000)
+  const noteType: NoteTypeDocument = { ...current, ...edit.content, fields: [...edit.content.fields], templates: [...edit.content.templates], modified, updatedAt: now }
+  const rendersAgain = change.name !== undefined || change.fields !== undefined || change.templates !== undefined
+  const newOrd = (card: CardDocument): number | null => {
+    if (noteType.kind === 'cloze') return card.ankiOrd ?? 0
+    const ord = edit.templateFrom.indexOf(card.ankiOrd ?? 0)
+    return ord === -1 ? null : ord
+  }
+
+  if (!confirm && (edit.droppedFields.length > 0 || edit.droppedTemplates.length > 0)) {
+    // nothing is written before the notes are known to lose nothing
+    let filled = 0
+    let cardsLost = 0
+    for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
+      filled += notes.filter((note) => edit.droppedFields.some((index) => !fieldIsEmpty(note.fields[index] ?? ''))).length
+      if (edit.droppedTemplates.length > 0) cardsLost += (await repositories.cards.ofNotes(userID, notes.map((note) => note._id))).filter((card) => newOrd(card) === null).length
+    }
+    const lost = [
+      ...(filled > 0 ? [`${filled.toLocaleString('en')} notes hold text in the fields it drops (${edit.droppedFields.map((index) => quotedName(current.fields[index] as string)).join(', ')})`] : []),
+      ...(cardsLost > 0 ? [`${cardsLost.toLocaleString('en')} cards of the templates it drops (${edit.droppedTemplates.map((index) => quotedName(current.templates[index]?.name as string)).join(', ')}) would be deleted with their schedules`] : [])
+    ]
+    if (lost.length > 0) throw inUse(`the change to ${quotedName(current.name)} would lose what is kept: ${lost.join('; ')}`)
+  }
+
+  await repositories.noteTypes.rewrite(userID, noteTypeID, { ankiID: current.ankiID, ...edit.content, fields: noteType.fields, templates: noteType.templates }, modified, now)
+  const result: NoteTypeEdited = { noteType, dropped: [], added: [], notes: 0 }
+  if (!rendersAgain) return result
+  const deckNames = await deckNamesOf(repositories, userID)
+  for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
+    const cardsOf = new Map<string, CardDocument[]>()
+    for (const card of await repositories.cards.ofNotes(userID, notes.map((note) => note._id))) {
+      cardsOf.set(card.noteID as string, [...(cardsOf.get(card.noteID as string) ?? []), card])
+    }
+    const fieldChanges: Array<{ noteID: string, fields: string[] }> = []
+    const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent & { ankiOrd?: number } }>>()
+    for (const note of notes) {
+      const fields = edit.fieldFrom.map((index) => index === null ? '' : note.fields[index] ?? '')
+      fieldChanges.push({ noteID: note._id, fields })
+      const edited = { ...note, fields }
+      const cards = cardsOf.get(note._id) ?? []
+      const had = new Set<number>()
+      for (const card of cards) {
+        const ord = newOrd(card)
+        if (ord === null) {
+          result.dropped.push({ flashcardID: card.flashcardID, cardID: card._id })
+          continue
+        }
+        had.add(card.clozeNumber === undefined ? ord : card.clozeNumber - 1)
+        const content = storedNoteContent(rendering(() => keptCardContent({ ...card, ankiOrd: ord }, edited, noteType, deckNames(card.flashcardID))), noteTypeID)
+        let list = byFlashcard.get(card.flashcardID)
+        if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
+        list.push({ cardID: card._id, content: { ...content, noteTypeID, ...(note.tags.length > 0 ? { tags: note.tags } : {}), ...(card.ankiOrd === ord ? {} : { ankiOrd: ord }) } })
+      }
+      // a template the note's fields fill that it had no card of makes one, as Anki makes it
+      const home = cards[0]?.flashcardID
+      const missing = rendering(() => cardOrdsOf(noteType, fields)).filter((ord) => !had.has(ord))
+      if (home !== undefined && missing.length > 0) {
+        const made = newNoteCards(userID, home, edited, noteType, missing, now, deckNames)
+        await storeNoteCards(context, repositories, userID, home, made)
+        result.added.push(...made.map((card) => card._id))
+      }
+    }
+    for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(userID, flashcardID, changes)
+    await repositories.notes.setFieldsOfMany(userID, fieldChanges, modified)
+    result.notes += notes.length
+  }
+  return result
+}
+
+/** Checks a note type can go (delete-note-type): the account's, stored, and with no notes unless `confirm`. Its cards. */
+export async function noteTypeToDelete (repositories: Repositories, userID: string, noteTypeID: string, confirm: boolean): Promise<Array<{ flashcardID: string, cardID: string }>> {
+  const held = await repositories.noteTypes.findById(userID, noteTypeID)
+  if (held === null) {
+    if (stockMissing(userID, await repositories.noteTypes.ofUser(userID)).some((stock) => stock._id === noteTypeID)) {
+      throw new Refusal('stock_note_type', `${noteTypeID} is one of Anki's stock note types, which every account is offered: the account keeps none of it, so there is nothing to delete`)
+    }
+    throw noNoteType(noteTypeID)
+  }
+  const cards: Array<{ flashcardID: string, cardID: string }> = []
+  let notes = 0
+  for await (const batch of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
+    notes += batch.length
+    if (!confirm) break
+    cards.push(...(await repositories.cards.ofNotes(userID, batch.map((note) => note._id))).map((card) => ({ flashcardID: card.flashcardID, cardID: card._id })))
+  }
+  if (notes > 0 && !confirm) throw inUse(`the note type ${quotedName(held.name)} has notes, which would be deleted with their cards and schedules`)
+  await repositories.noteTypes.remove(userID, noteTypeID)
+  return cards
+}
+
 /** The notes Anki imports brought: read one, change its fields and tags. */
 export function notesService (context: ServiceContext) {
   return {
     /** The account's note types, by name: those Anki imports brought, and Anki's stock ones it has none of the name of. */
     async noteTypes (userID: string) {
       const noteTypes = await noteTypesOf(context.repositories, userID)
-      return {
-        noteTypes: noteTypes.map((noteType) => ({
-          noteTypeID: noteType._id,
-          name: noteType.name,
-          kind: noteType.kind,
-          fields: noteType.fields,
-          templates: noteType.templates,
-          css: noteType.css,
-          sortField: String(noteType.sortField)
-        }))
+      return { noteTypes: noteTypes.map(noteTypeShown) }
+    },
+
+    /** Keeps a note type the client defines, as Anki would keep it, under a new Anki id: its notes are added with add-note. */
+    async createNoteType (userID: string, request: { name: string, kind?: 'standard' | 'cloze', fields: string[], templates: Array<{ name: string, front: string, back: string }>, css?: string, sortField?: number }) {
+      const definition: NoteTypeDefinition = {
+        name: request.name,
+        kind: request.kind ?? 'standard',
+        fields: request.fields,
+        templates: request.templates,
+        css: request.css ?? STOCK_NOTE_TYPES[0]?.css ?? '',
+        sortField: request.sortField ?? 0
       }
+      checkedDefinition(definition)
+      return await context.userTransaction(userID, async (repositories) => {
+        const now = context.clock()
+        const held = await repositories.noteTypes.ofUser(userID)
+        checkNameFree(await noteTypesOf(repositories, userID), definition.name)
+        if (held.length >= MAX_NOTE_TYPES) throw new Refusal('quota_exceeded', `an account keeps at most ${MAX_NOTE_TYPES.toLocaleString('en')} note types: delete one first`)
+        // Anki's ids are times in milliseconds: the first after now that no note type of the account, or stock one, has
+        const taken = new Set([...held, ...STOCK_NOTE_TYPES].map((noteType) => noteType.ankiID))
+        let ankiID = now.getTime()
+        while (taken.has(ankiID)) ankiID += 1
+        const document: NoteTypeDocument = {
+          ...definition,
+          fields: [...definition.fields],
+          templates: definition.templates.map(({ name, front, back }) => ({ name, front, back })),
+          ankiID,
+          _id: noteTypeIdOf(userID, ankiID),
+          userID,
+          modified: Math.floor(now.getTime() / 1000),
+          createdAt: now,
+          updatedAt: now
+        }
+        await repositories.noteTypes.create(document)
+        return noteTypeShown(document)
+      })
     },
 
     /**
@@ -153,7 +353,8 @@ export function notesService (context: ServiceContext) {
     async addNote (userID: string, request: { flashcardID: string, noteTypeID: string, fields: Record<string, string>, tags?: string[] }) {
       return await context.userTransaction(userID, async (repositories) => {
         const now = context.clock()
-        flashcardWithPath(await repositories.trees.read(userID), request.flashcardID)
+        const deckNames = await deckNamesOf(repositories, userID)
+        deckNames(request.flashcardID)
         const noteType = await ensureNoteType(repositories, userID, request.noteTypeID, now)
         const tags = request.tags ?? []
         const fields = editedFields(noteType, [], request.fields, tags)
@@ -165,7 +366,7 @@ export function notesService (context: ServiceContext) {
         }
         const noteID = newId()
         const note: NoteDocument = { _id: noteID, userID, noteTypeID: noteType._id, ankiID: now.getTime(), guid: noteGuid(noteID), fields, tags, modified: Math.floor(now.getTime() / 1000), createdAt: now }
-        const cards = newNoteCards(userID, request.flashcardID, note, noteType, ords, now)
+        const cards = newNoteCards(userID, request.flashcardID, note, noteType, ords, now, deckNames)
         await repositories.notes.stage([note])
         await storeNoteCards(context, repositories, userID, request.flashcardID, cards)
         return { noteID, cardIDs: cards.map((card) => card._id) }
@@ -193,13 +394,14 @@ export function notesService (context: ServiceContext) {
         const tags = change.tags ?? kept.note.tags
         const fields = editedFields(kept.noteType, kept.note.fields, change.fields ?? {}, tags)
         const now = context.clock()
-        const cards = await rewriteNote(repositories, userID, kept, fields, tags, now)
+        const deckNames = await deckNamesOf(repositories, userID)
+        const cards = await rewriteNote(repositories, userID, kept, fields, tags, now, deckNames)
         // a template (or cloze number) the edit filled makes its card, as Anki's optional reversed card
         const before = new Set(rendering(() => cardOrdsOf(kept.noteType, kept.note.fields)))
         const had = new Set(kept.cards.map((card) => card.clozeNumber === undefined ? card.ankiOrd ?? 0 : card.clozeNumber - 1))
         const filled = rendering(() => cardOrdsOf(kept.noteType, fields)).filter((ord) => !before.has(ord) && !had.has(ord))
         const home = kept.cards[0]?.flashcardID
-        const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now)
+        const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now, deckNames)
         if (home !== undefined) await storeNoteCards(context, repositories, userID, home, added)
         return { noteID: kept.note._id, cardIDs: [...cards, ...added].map((card) => card._id), added: added.map((card) => card._id), removed: [] as string[] }
       })
