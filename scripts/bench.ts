@@ -62,7 +62,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
-import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, seedImport, timeAnkiOwnImport, type AnkiOwnImport, type ImportFigures } from './bench/anki-import.js'
+import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, measureNoteTypeEdit, seedImport, timeAnkiOwnImport, type AnkiOwnImport, type ImportFigures, type NoteTypeEditFigures } from './bench/anki-import.js'
 import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
@@ -703,7 +703,7 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   }]
 }
 
-type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number, anki?: AnkiOwnImport }) | string
+type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number, anki?: AnkiOwnImport, noteTypeEdit?: NoteTypeEditFigures }) | string
 
 /**
  * import-anki of the generated collection through HTTP, on a database of its own, with other users
@@ -731,10 +731,13 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     if (anki !== undefined) progress(typeof anki === 'string' ? `  Anki's own import: not measured (${anki})` : `  Anki's own import (PyPI anki, in-process): ${anki.seconds.toFixed(1)} s, ${anki.notes.toLocaleString('en')} notes, ${anki.revlog.toLocaleString('en')} review rows`)
     const service = await startMeasuredService(dataDir, name, 'service for the import')
     const measured = await measureImport(service.origin, service.pid, packagePath, progress)
+    // then the shape an import leaves for a learner who changes its note type: every card rendered again
+    const noteTypeEdit = largest ? undefined : await measureNoteTypeEdit(service.origin)
+    if (noteTypeEdit !== undefined) progress(`  edit-note-type of ${noteTypeEdit.name} (${noteTypeEdit.notes.toLocaleString('en')} notes): ${noteTypeEdit.status} in ${(noteTypeEdit.ms / 1000).toFixed(1)} s${noteTypeEdit.status === 200 ? '' : `: ${noteTypeEdit.answer}`}`)
     await service.stop()
     progress(`  imported in ${(measured.totalMs / 1000).toFixed(1)} s (upload ${(measured.uploadMs / 1000).toFixed(1)} s), service memory at most ${(measured.peakRss / 1024 / 1024).toFixed(0)} MiB; ` +
       `others' get-today-cards p99 ${p99(measured.peersDuring).toFixed(1)} ms during it (${measured.peersDuring.length} requests), ${p99(measured.peersAlone).toFixed(1)} ms without`)
-    return { ...measured, ...seeded, anki }
+    return { ...measured, ...seeded, anki, noteTypeEdit }
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error)
     progress(`  FAILED: ${failure}`)
@@ -792,7 +795,16 @@ function importRows (figures: ImportRun): ResultRow[] {
     p90: `(median ${median(figures.peersDuring).toFixed(1)} ms)`,
     bar: '< 100 ms',
     met: during < 100 ? 'yes' : 'no'
-  }, ...ankiOwnImportRows(figures)]
+  }, ...ankiOwnImportRows(figures), ...noteTypeEditRows(figures)]
+}
+
+/** edit-note-type right after the import: the note type of its cards given a new answer template, every card of it rendered again in one transaction. */
+function noteTypeEditRows (figures: Exclude<ImportRun, string>): ResultRow[] {
+  const edit = figures.noteTypeEdit
+  if (edit === undefined) return []
+  const label = `edit-note-type of the imported note type ${edit.name} (an answer template changed: ${edit.notes.toLocaleString('en')} notes, each card rendered again, in one transaction)`
+  if (edit.status !== 200) return [{ operation: `${label}: answered ${edit.status} (${edit.answer.slice(0, 200)})`, median: `${(edit.ms / 1000).toFixed(1)} s`, p90: '', bar: 'answers 200', met: 'no' }]
+  return [{ operation: label, median: `${(edit.ms / 1000).toFixed(1)} s`, p90: '', bar: '', met: '' }]
 }
 
 /** Anki's own import of the same package beside the service's: the issue's aim is at most twice Anki's time. */

@@ -66,6 +66,8 @@ def main(package: str, rollover: int, with_presets: bool):
                         for deck in col.decks.all_names_and_ids()
                         for config in [col.decks.config_dict_for_deck_id(deck.id)]},
             'notes': notes,
+            # the notes by guid hide two of one guid: counted apart
+            'noteCount': col.note_count(),
             'cards': cards,
             'revlogCount': col.db.scalar('select count() from revlog'),
             'media': media,

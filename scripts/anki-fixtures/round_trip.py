@@ -34,6 +34,9 @@ def state(col: Collection) -> dict:
                                                   'revlog': col.db.scalar('select count() from revlog where cid = ?', card_id)}
     return {
         'notes': notes,
+        # the notes by guid hide two of one guid: counted apart
+        'noteCount': col.note_count(),
+        'cardCount': col.card_count(),
         'cards': cards,
         'notetypes': sorted(name_id.name for name_id in col.models.all_names_and_ids()),
         'revlogCount': col.db.scalar('select count() from revlog'),

@@ -28,6 +28,8 @@ export const MAX_NOTE_TYPE_CSS = 100_000
 export const MAX_TEMPLATE_TEXT = 100_000
 export const MAX_NOTE_TYPE_TEXT = 1_000_000
 export const MAX_NOTE_TYPES = 1000
+/** the most notes of one note type that edit-note-type reshapes (fields or templates added, dropped, renamed, moved) in its one transaction */
+export const MAX_NOTES_RESHAPED = 10_000
 /**
  * Rows of one card's review log an import keeps: a card's history is stored as one document, and
  * a card studied every day for thirty years has about 11,000.

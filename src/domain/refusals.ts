@@ -76,6 +76,7 @@ export const REFUSAL_CODES = [
   'goal_final',
   'note_type_in_use',
   'stock_note_type',
+  'note_type_too_large',
   'review_id_reused',
   'not_enough_history',
   'changed_meanwhile',

@@ -40,6 +40,12 @@ export function notesRepository (db: Db, session?: ClientSession) {
   const notes = db.collection<NoteDocument>('notes')
   const inSession = { session }
 
+  /** The notes of a note type after `after` (by id), at most `size`. Index user_noteType. */
+  function pageOfNoteType (userID: string, noteTypeID: string, after: string | null, size: number): Promise<NoteDocument[]> {
+    const filter: Filter<NoteDocument> = after === null ? { userID, noteTypeID } : { userID, noteTypeID, _id: { $gt: after } }
+    return notes.find(filter, { sort: { _id: 1 }, limit: size, session }).toArray()
+  }
+
   return {
     /** Stages notes for an import (`userID` its staging owner). */
     async stage (staged: readonly NoteDocument[]): Promise<void> {
@@ -60,12 +66,18 @@ export function notesRepository (db: Db, session?: ClientSession) {
     async * ofNoteType (userID: string, noteTypeID: string, size = HAND_OVER_BATCH): AsyncGenerator<NoteDocument[]> {
       let after: string | null = null
       for (;;) {
-        const filter: Filter<NoteDocument> = after === null ? { userID, noteTypeID } : { userID, noteTypeID, _id: { $gt: after } }
-        const batch = await notes.find(filter, { sort: { _id: 1 }, limit: size, session }).toArray()
+        const batch = await pageOfNoteType(userID, noteTypeID, after, size)
         if (batch.length === 0) return
         yield batch
         after = (batch.at(-1) as NoteDocument)._id
       }
+    },
+
+    pageOfNoteType,
+
+    /** How many notes a note type has, counted up to `upTo`. Index user_noteType. */
+    countOfNoteType (userID: string, noteTypeID: string, upTo: number): Promise<number> {
+      return notes.countDocuments({ userID, noteTypeID }, { limit: upTo, session })
     },
 
     /** Sets many notes' fields at once, as changed at `modified`. */

@@ -70,6 +70,7 @@ export const REFUSALS: Record<RefusalCode, { status: ErrorStatus, meaning: strin
   library_too_large: { status: 409, meaning: 'the folder tree would take more than 8 MiB' },
   note_type_in_use: { status: 409, meaning: 'edit-note-type: the change drops a field that holds text or a card template that has cards; delete-note-type: the note type has notes. Sent again with confirm: true, it goes ahead' },
   stock_note_type: { status: 409, meaning: 'delete-note-type: the note type is one of Anki\'s stock ones, which every account is offered and this one keeps none of' },
+  note_type_too_large: { status: 409, meaning: 'edit-note-type: the change adds, drops or moves fields or templates of a note type with more than 10,000 notes, which it would change all at once; a change of CSS or template text has no such limit' },
   goal_final: { status: 409, meaning: 'the goal is completed or failed, which is final' },
   review_id_reused: { status: 409, meaning: 'the reviewID was used for another card' },
   not_enough_history: { status: 409, meaning: 'optimize-schedule: the review log is too short to fit parameters to; the message says how many more reviews it takes' },

@@ -21,8 +21,9 @@ import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
-import { changeNoteType, deckNamesOf, noteTypeShown, noteTypeToDelete, rewriteNote, type NoteTypeEdited } from './notes.js'
+import { deckNamesOf, NOTE_BATCH, noteTypeShown, noteTypeToDelete, planNoteTypeEdit, renderNotesAgain, rewriteNote, type NoteTypeEdited, type NoteTypePlan } from './notes.js'
 import type { NoteTypeChange } from '../domain/note-types.js'
+import type { NoteDocument } from '../repositories/notes.js'
 import { userDay } from '../domain/calendar.js'
 
 /** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
@@ -539,16 +540,36 @@ export function libraryService (context: ServiceContext) {
      * cards of templates it drops go as delete-card takes one, a note with them when they were its last.
      */
     async editNoteType (userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean) {
-      let edited: NoteTypeEdited | null = null
+      const result: NoteTypeEdited & { plan?: NoteTypePlan } = { noteType: null as unknown as NoteTypeEdited['noteType'], dropped: [], added: [], notes: 0 }
       const removed = await deleteChosen(userID, async (repositories) => {
-        edited = await changeNoteType(context, repositories, userID, noteTypeID, change, confirm)
-        return edited.dropped
+        const plan = await planNoteTypeEdit(context, repositories, userID, noteTypeID, change, confirm)
+        Object.assign(result, { noteType: plan.noteType, plan, dropped: [], added: [], notes: 0 })
+        // a reshaping changes every note and card at once, with the note type (a bounded number of them)
+        if (plan.reshapes) {
+          for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) await renderNotesAgain(context, repositories, userID, plan, notes, result)
+        }
+        return result.dropped
       })
-      const { noteType, added, notes } = edited as unknown as NoteTypeEdited
+      const plan = result.plan as NoteTypePlan
+      if (!plan.reshapes && plan.rendersAgain) {
+        // new template text: the cards rendered again a batch at a time, each batch one transaction
+        // (as many notes as the account holds would not fit in one); a batch cut off renders again
+        // whole with the next edit of the note type
+        let after: string | null = null
+        for (;;) {
+          const page: NoteDocument[] = await context.repositories.notes.pageOfNoteType(userID, noteTypeID, after, NOTE_BATCH)
+          if (page.length === 0) break
+          await context.userTransaction(userID, async (repositories) => {
+            const notes = await repositories.notes.byIds(userID, page.map((note) => note._id))
+            await renderNotesAgain(context, repositories, userID, plan, notes.filter((note) => note.noteTypeID === noteTypeID), result)
+          })
+          after = (page.at(-1) as NoteDocument)._id
+        }
+      }
       return {
-        ...noteTypeShown(noteType),
-        notes: String(notes),
-        added,
+        ...noteTypeShown(result.noteType),
+        notes: String(result.notes),
+        added: result.added,
         removed
       }
     },

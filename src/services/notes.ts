@@ -1,11 +1,11 @@
 import { fieldIsEmpty, renderCard, RenderedTooLong, TemplateError } from '../domain/anki/templates.js'
 import { quotedName } from '../domain/names.js'
-import { MAX_CARD_TEXT, MAX_NOTE_TYPES } from '../domain/limits.js'
+import { MAX_CARD_TEXT, MAX_NOTE_TYPES, MAX_NOTES_RESHAPED } from '../domain/limits.js'
 import { noteGuid } from '../domain/anki/export.js'
 import { newId } from '../domain/ids.js'
 import { flashcardWithPath } from '../domain/library-tree.js'
 import { cardOrdsOf, editedFields, keptCardContent, STOCK_NOTE_TYPES } from '../domain/notes.js'
-import { definitionProblem, editedNoteType, noteTypeIdOf, type NoteTypeChange, type NoteTypeContent, type NoteTypeDefinition } from '../domain/note-types.js'
+import { definitionProblem, editedNoteType, noteTypeIdOf, type NoteTypeChange, type NoteTypeContent, type NoteTypeDefinition, type NoteTypeEdit } from '../domain/note-types.js'
 import { Refusal } from '../domain/refusals.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
 import type { Repositories } from '../repositories/index.js'
@@ -194,18 +194,34 @@ export interface NoteTypeEdited {
   notes: number
 }
 
-/** How many notes edit-note-type reads and writes at a time. */
-const NOTE_BATCH = 500
+/** How many notes edit-note-type reads and writes at a time, each batch of a change of CSS or template text in a transaction of its own. */
+export const NOTE_BATCH = 500
 
 /**
- * Changes a note type (edit-note-type), in the caller's transaction: every note of it takes the
- * fields as they are named now (a renamed one keeps its text, a new one is empty, a dropped one is
- * gone), every card of it is rendered again by its template (a renamed or moved one keeps its
- * cards, a new one makes the cards its notes' fields fill, as Anki makes them), keeping each
- * card's schedule. Dropping a field that holds text, or a template that has cards, is refused
- * unless `confirm`; the cards of a dropped template are left to the caller to delete.
+ * An edit of a note type decided: the note type as it will be, and what becomes of each field and
+ * template it had. `reshapes`: fields or templates added, dropped or moved (a rename is not), which change
+ * every note and card of it at once; otherwise only the cards' rendering changes (or nothing, for
+ * CSS and sort field).
  */
-export async function changeNoteType (context: ServiceContext, repositories: Repositories, userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean): Promise<NoteTypeEdited> {
+export interface NoteTypePlan {
+  noteType: NoteTypeDocument
+  edit: NoteTypeEdit
+  reshapes: boolean
+  rendersAgain: boolean
+  modified: number
+}
+
+function isIdentity (from: ReadonlyArray<number | null>, length: number): boolean {
+  return from.length === length && from.every((index, position) => index === position)
+}
+
+/**
+ * Decides an edit of a note type and writes the note type (edit-note-type), in the caller's
+ * transaction: refused as Anki would refuse the note type; refused when it reshapes a note type of
+ * more notes than one transaction changes (MAX_NOTES_RESHAPED); refused unless `confirm` when it
+ * drops a field that holds text or a template that has cards, counted before anything is written.
+ */
+export async function planNoteTypeEdit (context: ServiceContext, repositories: Repositories, userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean): Promise<NoteTypePlan> {
   const now = context.clock()
   const current = await ensureNoteType(repositories, userID, noteTypeID, now)
   const edit = editedNoteType(current, change)
@@ -213,20 +229,23 @@ export async function changeNoteType (context: ServiceContext, repositories: Rep
   if (change.name !== undefined) checkNameFree(await noteTypesOf(repositories, userID), change.name, noteTypeID)
   const modified = Math.floor(now.getTime() / 1000)
   const noteType: NoteTypeDocument = { ...current, ...edit.content, fields: [...edit.content.fields], templates: [...edit.content.templates], modified, updatedAt: now }
+  const reshapes = !isIdentity(edit.fieldFrom, current.fields.length) || !isIdentity(edit.templateFrom, current.templates.length)
   const rendersAgain = change.name !== undefined || change.fields !== undefined || change.templates !== undefined
-  const newOrd = (card: CardDocument): number | null => {
-    if (noteType.kind === 'cloze') return card.ankiOrd ?? 0
-    const ord = edit.templateFrom.indexOf(card.ankiOrd ?? 0)
-    return ord === -1 ? null : ord
-  }
+  const plan = { noteType, edit, reshapes, rendersAgain, modified }
 
+  if (reshapes) {
+    const notes = await repositories.notes.countOfNoteType(userID, noteTypeID, MAX_NOTES_RESHAPED + 1)
+    if (notes > MAX_NOTES_RESHAPED) {
+      throw new Refusal('note_type_too_large', `${quotedName(current.name)} has more than ${MAX_NOTES_RESHAPED.toLocaleString('en')} notes, and adding, dropping or moving its fields or templates changes every one at once: ` +
+        'make a note type of the new shape and move the notes in Anki, or change only names, CSS and the text of its templates, which have no such limit')
+    }
+  }
   if (!confirm && (edit.droppedFields.length > 0 || edit.droppedTemplates.length > 0)) {
-    // nothing is written before the notes are known to lose nothing
     let filled = 0
     let cardsLost = 0
     for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
       filled += notes.filter((note) => edit.droppedFields.some((index) => !fieldIsEmpty(note.fields[index] ?? ''))).length
-      if (edit.droppedTemplates.length > 0) cardsLost += (await repositories.cards.ofNotes(userID, notes.map((note) => note._id))).filter((card) => newOrd(card) === null).length
+      if (edit.droppedTemplates.length > 0) cardsLost += (await repositories.cards.ofNotes(userID, notes.map((note) => note._id))).filter((card) => newOrdOf(plan, card) === null).length
     }
     const lost = [
       ...(filled > 0 ? [`${filled.toLocaleString('en')} notes hold text in the fields it drops (${edit.droppedFields.map((index) => quotedName(current.fields[index] as string)).join(', ')})`] : []),
@@ -234,50 +253,63 @@ export async function changeNoteType (context: ServiceContext, repositories: Rep
     ]
     if (lost.length > 0) throw inUse(`the change to ${quotedName(current.name)} would lose what is kept: ${lost.join('; ')}`)
   }
-
   await repositories.noteTypes.rewrite(userID, noteTypeID, { ankiID: current.ankiID, ...edit.content, fields: noteType.fields, templates: noteType.templates }, modified, now)
-  const result: NoteTypeEdited = { noteType, dropped: [], added: [], notes: 0 }
-  if (!rendersAgain) return result
+  return plan
+}
+
+/** The template a card is of once the note type is edited, or null for one of a dropped template. */
+function newOrdOf (plan: Pick<NoteTypePlan, 'noteType' | 'edit'>, card: CardDocument): number | null {
+  if (plan.noteType.kind === 'cloze') return card.ankiOrd ?? 0
+  const ord = plan.edit.templateFrom.indexOf(card.ankiOrd ?? 0)
+  return ord === -1 ? null : ord
+}
+
+/**
+ * Brings notes of an edited note type to it, in the caller's transaction: each note's fields in
+ * the new order (a renamed one keeps its text, a new one is empty), each card rendered again by
+ * its template with its schedule kept, a template its fields fill that it had no card of making
+ * one (as Anki makes it). The cards of dropped templates are named in `dropped`, for the caller to
+ * delete. Rendering a note twice gives the same cards: a batch cut off is run again whole.
+ */
+export async function renderNotesAgain (context: ServiceContext, repositories: Repositories, userID: string, plan: NoteTypePlan, notes: readonly NoteDocument[], result: NoteTypeEdited): Promise<void> {
+  const { noteType, edit } = plan
+  const now = context.clock()
   const deckNames = await deckNamesOf(repositories, userID)
-  for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
-    const cardsOf = new Map<string, CardDocument[]>()
-    for (const card of await repositories.cards.ofNotes(userID, notes.map((note) => note._id))) {
-      cardsOf.set(card.noteID as string, [...(cardsOf.get(card.noteID as string) ?? []), card])
-    }
-    const fieldChanges: Array<{ noteID: string, fields: string[] }> = []
-    const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent & { ankiOrd?: number } }>>()
-    for (const note of notes) {
-      const fields = edit.fieldFrom.map((index) => index === null ? '' : note.fields[index] ?? '')
-      fieldChanges.push({ noteID: note._id, fields })
-      const edited = { ...note, fields }
-      const cards = cardsOf.get(note._id) ?? []
-      const had = new Set<number>()
-      for (const card of cards) {
-        const ord = newOrd(card)
-        if (ord === null) {
-          result.dropped.push({ flashcardID: card.flashcardID, cardID: card._id })
-          continue
-        }
-        had.add(card.clozeNumber === undefined ? ord : card.clozeNumber - 1)
-        const content = storedNoteContent(rendering(() => keptCardContent({ ...card, ankiOrd: ord }, edited, noteType, deckNames(card.flashcardID))), noteTypeID)
-        let list = byFlashcard.get(card.flashcardID)
-        if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
-        list.push({ cardID: card._id, content: { ...content, noteTypeID, ...(note.tags.length > 0 ? { tags: note.tags } : {}), ...(card.ankiOrd === ord ? {} : { ankiOrd: ord }) } })
-      }
-      // a template the note's fields fill that it had no card of makes one, as Anki makes it
-      const home = cards[0]?.flashcardID
-      const missing = rendering(() => cardOrdsOf(noteType, fields)).filter((ord) => !had.has(ord))
-      if (home !== undefined && missing.length > 0) {
-        const made = newNoteCards(userID, home, edited, noteType, missing, now, deckNames)
-        await storeNoteCards(context, repositories, userID, home, made)
-        result.added.push(...made.map((card) => card._id))
-      }
-    }
-    for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(userID, flashcardID, changes)
-    await repositories.notes.setFieldsOfMany(userID, fieldChanges, modified)
-    result.notes += notes.length
+  const cardsOf = new Map<string, CardDocument[]>()
+  for (const card of await repositories.cards.ofNotes(userID, notes.map((note) => note._id))) {
+    cardsOf.set(card.noteID as string, [...(cardsOf.get(card.noteID as string) ?? []), card])
   }
-  return result
+  const fieldChanges: Array<{ noteID: string, fields: string[] }> = []
+  const byFlashcard = new Map<string, Array<{ cardID: string, content: CardContent & { ankiOrd?: number } }>>()
+  for (const note of notes) {
+    const fields = edit.fieldFrom.map((index) => index === null ? '' : note.fields[index] ?? '')
+    if (plan.reshapes) fieldChanges.push({ noteID: note._id, fields })
+    const edited = { ...note, fields }
+    const cards = cardsOf.get(note._id) ?? []
+    const had = new Set<number>()
+    for (const card of cards) {
+      const ord = newOrdOf(plan, card)
+      if (ord === null) {
+        result.dropped.push({ flashcardID: card.flashcardID, cardID: card._id })
+        continue
+      }
+      had.add(card.clozeNumber === undefined ? ord : card.clozeNumber - 1)
+      const content = storedNoteContent(rendering(() => keptCardContent({ ...card, ankiOrd: ord }, edited, noteType, deckNames(card.flashcardID))), noteType._id)
+      let list = byFlashcard.get(card.flashcardID)
+      if (list === undefined) byFlashcard.set(card.flashcardID, list = [])
+      list.push({ cardID: card._id, content: { ...content, noteTypeID: noteType._id, ...(note.tags.length > 0 ? { tags: note.tags } : {}), ...(card.ankiOrd === ord ? {} : { ankiOrd: ord }) } })
+    }
+    const home = cards[0]?.flashcardID
+    const missing = rendering(() => cardOrdsOf(noteType, fields)).filter((ord) => !had.has(ord))
+    if (home !== undefined && missing.length > 0) {
+      const made = newNoteCards(userID, home, edited, noteType, missing, now, deckNames)
+      await storeNoteCards(context, repositories, userID, home, made)
+      result.added.push(...made.map((card) => card._id))
+    }
+  }
+  for (const [flashcardID, changes] of byFlashcard) await repositories.cards.setContents(userID, flashcardID, changes)
+  await repositories.notes.setFieldsOfMany(userID, fieldChanges, plan.modified)
+  result.notes += notes.length
 }
 
 /** Checks a note type can go (delete-note-type): the account's, stored, and with no notes unless `confirm`. Its cards. */

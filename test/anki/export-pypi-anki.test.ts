@@ -35,6 +35,7 @@ t.test('Anki imports the whole account with its schedules, review history and me
   t.same(imported.imported, { new: 7, updated: 0, duplicate: 0, conflicting: 0, missingNotetype: 0 }, 'every note is imported as new')
   t.same(imported.decks, ['Default', 'Languages', 'Languages::Pictures & sounds', 'Languages::Spanish', 'Languages::Spanish::Verbs', 'Other', 'Other::Misc'])
   t.equal(Object.keys(imported.notes).length, 7)
+  t.equal(imported.noteCount, 7, 'seven notes counted: no two share a guid')
   t.equal(imported.cards.length, stored.cards.length, 'every card')
 
   const imageFile = `${sha256(bytes.image)}.png`

@@ -17,6 +17,9 @@ t.setTimeout(15 * 60 * 1000)
 
 interface CollectionState {
   notes: Record<string, { id: number, notetype: string, fields: string[], tags: string[], mod: number }>
+  /** the notes counted, not by guid: two of one guid would be one in notes */
+  noteCount: number
+  cardCount: number
   cards: Record<string, { id: number, queue: number, type: number, revlog: number }>
   notetypes: string[]
   revlogCount: number
@@ -55,6 +58,7 @@ t.test('an export of an imported collection, imported into that collection, chan
   t.equal(trip.imported.duplicate, Object.keys(trip.before.notes).length, 'every note found as it is')
   t.strictSame(trip.after.notetypes, trip.before.notetypes, 'no note type added ("Basic+")')
   t.strictSame(Object.keys(trip.after.notes).sort(), Object.keys(trip.before.notes).sort(), 'the same notes')
+  t.strictSame([trip.after.noteCount, trip.after.cardCount], [trip.before.noteCount, trip.before.cardCount], 'as many notes and cards, counted')
   t.strictSame(trip.after.notes, trip.before.notes, 'each note with its fields, tags and time as they were')
   t.strictSame(Object.keys(trip.after.cards).sort(), Object.keys(trip.before.cards).sort(), 'the same cards')
   t.equal(trip.after.revlogCount, trip.before.revlogCount, 'no review twice')
@@ -104,6 +108,7 @@ t.test('notes edited here reach the collection they came from, every card of the
   const unchanged = Object.keys(trip.before.notes).filter((guid) => guid !== 'fixture-reversed' && guid !== 'fixture-learning')
   t.strictSame(unchanged.map((guid) => trip.after.notes[guid]), unchanged.map((guid) => trip.before.notes[guid]), 'every other note as it was')
   t.equal(Object.keys(trip.after.cards).length, Object.keys(trip.before.cards).length + 1, 'one card more')
+  t.strictSame([trip.after.noteCount, trip.after.cardCount], [trip.before.noteCount + 1, trip.before.cardCount + 1], 'one note and one card more, counted')
   t.equal(trip.after.revlogCount, trip.before.revlogCount + 1, 'the review given here to the card made here, once; no review twice')
   const checked = repairs(trip)
   t.strictSame(checked.after, checked.original, 'Check Database repairs nothing the original did not need already')

@@ -29,6 +29,8 @@ export interface Imported {
   decks: string[]
   presets: Record<string, { name: string, desiredRetention: number, fsrsParams6: number[] | null }>
   notes: Record<string, { notetype: string, fields: string[] }>
+  /** how many notes the collection holds: two of one guid are one in notes */
+  noteCount: number
   cards: ImportedCard[]
   revlogCount: number
   media: Record<string, string>

@@ -162,6 +162,7 @@ t.test('a note type defined here reaches Anki as defined: its name, fields and t
   const imported = importIntoAnki(await exportedFile(t, app, user), 'Europe/Madrid')
   t.strictSame(imported.problems.filter((line) => !/^Database rebuilt and optimized/.test(line)), [], 'Check Database repairs nothing')
   t.strictSame(Object.values(imported.notes).map((note) => [note.notetype, note.fields]), [['Vocabulary', ['el perro', 'the dog', 'Mi perro ladra']]])
+  t.equal(imported.noteCount, 1, 'one note, counted')
   t.strictSame(imported.cards.map((card) => card.ord).sort(), [0, 1], 'a card of each template')
 })
 
@@ -174,4 +175,19 @@ t.test('{{Deck}} and {{Subdeck}} name the card\'s flashcard by its place in the 
   t.match((await cardsOf())[0], { frontHtml: /gato \(Words::Spanish; Spanish\)/ }, 'a note edited')
   await call('edit-note-type', { noteTypeID, templates: [{ name: 'Card 1', front: '{{Deck}}: {{Word}}', back: '{{Word}}' }] })
   t.match((await cardsOf())[0], { frontHtml: /Words::Spanish: gato/ }, 'its note type changed')
+})
+
+t.test('reshaping a note type of more notes than one transaction changes is refused whole; its CSS still changes', async (t) => {
+  const { app, user, call, refused, noteTypes } = await setUp(t)
+  const { noteTypeID } = await call<NoteType>('create-note-type', VOCABULARY, 201)
+  // as many notes as the limit and one more (they need no cards for the count)
+  const now = new Date()
+  await databaseOf(app).collection('notes').insertMany(Array.from({ length: 10_001 }, (_, index) => ({
+    _id: `${String(index).padStart(39, '0')}` as never, userID: user.userID, noteTypeID, ankiID: index, guid: `g${index}`, fields: ['w', 'm', ''], tags: [], modified: 1, createdAt: now
+  })))
+  t.strictSame(await refused('edit-note-type', { noteTypeID, fields: [{ name: 'Word' }, { name: 'Meaning' }, { name: 'Example' }, { name: 'Audio' }] }), [409, 'note_type_too_large'], 'a field added')
+  t.strictSame((await noteTypes()).find((noteType) => noteType.noteTypeID === noteTypeID)?.fields, VOCABULARY.fields, 'the note type as it was')
+  t.equal(await databaseOf(app).collection('notes').countDocuments({ fields: ['w', 'm', ''] }), 10_001, 'every note as it was')
+  await call('edit-note-type', { noteTypeID, css: '.card { color: teal; }' })
+  t.equal((await noteTypes()).find((noteType) => noteType.noteTypeID === noteTypeID)?.css, '.card { color: teal; }', 'a change of CSS has no such limit')
 })

@@ -128,6 +128,7 @@ t.test('notes added here reach Anki as notes of Anki\'s note types, each with it
     ['Basic (type in the answer)', ['2 + 2', '4']],
     ['Cloze', ['{{c1::Madrid}} is the capital of {{c2::Spain}}', 'in Europe']]
   ], 'each note of its own note type, its fields as written')
+  t.equal(imported.noteCount, 3, 'three notes counted: no two share a guid')
   t.equal(imported.cards.length, 5, 'two reversed cards, two cloze cards and one typed')
   t.strictSame(imported.cards.map((card) => card.ord).sort(), [0, 0, 0, 1, 1])
 })
