@@ -258,7 +258,7 @@ function userOf (result: SeedResult, profile: UserProfile): string {
 
 // ---- measuring
 
-interface Measured { samples: number[], firstAnswer: string, failure?: string }
+interface Measured { samples: number[], firstAnswer: string, failure?: string, database?: Array<{ ms: number, calls: number }> }
 
 /** Times requests with timeInTurns, one label per target; a failure is reported, not thrown, so that the other figures still come. */
 async function measure (labels: readonly string[], targets: readonly Target[]): Promise<Measured[]> {
@@ -981,6 +981,15 @@ function megabytes (bytes: number | null): string {
   return bytes === null ? 'not measured' : `${(bytes / 1024 / 1024).toFixed(0)} MiB`
 }
 
+/** Where a measured operation's time went, from its answers' Server-Timing: the database's median share and calls. */
+function databaseShare (measured: Measured): string {
+  const database = measured.database ?? []
+  if (database.length === 0) return ''
+  const ms = percentile(database.map((one) => one.ms), 0.5)
+  const calls = percentile(database.map((one) => one.calls), 0.5)
+  return `; of which in the database, by Server-Timing: median ${ms.toFixed(1)} ms in ${calls} calls`
+}
+
 function latencyRow (operation: string, measured: Measured, barMs: number | null): ResultRow {
   if (measured.failure !== undefined) return { operation, median: 'failed', p90: '', bar: barMs === null ? '' : `<= ${barMs} ms`, met: barMs === null ? '' : 'no' }
   const median = percentile(measured.samples, 0.5)
@@ -1020,7 +1029,7 @@ function resultRows (figures: ServiceFigures, ceiling: { floor: Measured, load: 
     )
   }
   rows.push(
-    latencyRow('review-card, 10k-card user (a different card each time)', figures.review, 15),
+    latencyRow(`review-card, 10k-card user (a different card each time${databaseShare(figures.review)})`, figures.review, 15),
     latencyRow(`update-goal-status, 10k-card user (${BIG_USER.goals.length} goals)`, figures.goals, 15),
     latencyRow(`get-all-cards, 10k-card user (${BIG_USER.cards.toLocaleString('en')} cards)`, figures.allCards, 150),
     latencyRow('floor: bare Fastify answering the same get-today-cards bytes', ceiling.floor, null)

@@ -15,19 +15,27 @@ export function percentile (values: readonly number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))] as number
 }
 
-export async function post (url: string, body: string): Promise<{ status: number, text: string }> {
+export async function post (url: string, body: string): Promise<{ status: number, text: string, serverTiming: string | null }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body,
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
   })
-  return { status: response.status, text: await response.text() }
+  return { status: response.status, text: await response.text(), serverTiming: response.headers.get('server-timing') }
+}
+
+/** The database's part of an answer's time, as its Server-Timing header gives it (`db;dur=…;desc="N calls"`), or null. */
+export function databaseTiming (header: string | null): { ms: number, calls: number } | null {
+  const found = header?.match(/(?:^|,)\s*db;dur=([\d.]+);desc="(\d+) calls"/)
+  return found === null || found === undefined ? null : { ms: Number(found[1]), calls: Number(found[2]) }
 }
 
 export interface Timed {
   /** milliseconds from sending the request to reading the last byte of the answer, one per measured request */
   samples: number[]
+  /** the database's part of each measured request, as the service's Server-Timing header says */
+  database?: Array<{ ms: number, calls: number }>
   /** the first answer, for the ceiling to serve */
   firstAnswer: string
 }
@@ -51,14 +59,18 @@ export async function timeInTurns (targets: readonly Target[], count: number, wa
   for (let n = 0; n < warmup + count; n++) {
     for (const [k, { url, body, check }] of targets.entries()) {
       const started = performance.now()
-      const { status, text } = await post(url, typeof body === 'string' ? body : body())
+      const { status, text, serverTiming } = await post(url, typeof body === 'string' ? body : body())
       const elapsed = performance.now() - started
       if (status < 200 || status >= 300) throw new Error(`answered ${status}: ${text.slice(0, 300)}`)
       const problem = check(text)
       if (problem !== null) throw new Error(problem)
       const into = timed[k] as Timed
       if (n === 0) into.firstAnswer = text
-      if (n >= warmup) into.samples.push(elapsed)
+      if (n >= warmup) {
+        into.samples.push(elapsed)
+        const database = databaseTiming(serverTiming)
+        if (database !== null) (into.database ??= []).push(database)
+      }
     }
   }
   return timed

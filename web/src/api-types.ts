@@ -143,6 +143,9 @@ export interface Operations {
   'get-note': Op<typeof manage.NoteBody, typeof manage.Note>
   'edit-note': Op<typeof manage.EditNoteBody, typeof manage.NoteEdited>
   'add-note': Op<typeof manage.AddNoteBody, typeof manage.AddedNote>
+  'create-note-type': Op<typeof manage.CreateNoteTypeBody, typeof manage.NoteType>
+  'edit-note-type': Op<typeof manage.EditNoteTypeBody, typeof manage.NoteTypeEdited>
+  'delete-note-type': Op<typeof manage.DeleteNoteTypeBody, typeof manage.NoteTypeDeleted>
 
   'import-cards': Op<typeof transfer.ImportCardsBody, typeof transfer.ImportedCards>
   'export-flashcard': Op<typeof transfer.ExportFlashcardBody, typeof transfer.ExportedFlashcard>

@@ -1,11 +1,13 @@
 // Settings: the user's name, time zone and daily limits (get-user, update-settings),
 // their memory model (schedule-fit.ts), a new email (change-email: confirmed by a mailed
-// link, views/mailed-links.ts) and logging out on every device (logout-everywhere).
+// link, views/mailed-links.ts), the note types (note-types.ts) and logging out on every device
+// (logout-everywhere).
 import { callApi } from '../api.js'
 import type { Profile, SettingsChange } from '../api-types.js'
 import { confirmButton, el, field, replaceChildren } from '../dom.js'
 import { act, actionForm, submitButton } from '../forms.js'
 import { reportFailure, showNotice } from '../messages.js'
+import { noteTypesSection } from './note-types.js'
 import { scheduleSection } from './schedule-fit.js'
 import type { Screen } from './screen.js'
 
@@ -20,7 +22,7 @@ export const showSettings: Screen = (container, { signOut }) => {
       const input = form.querySelector<HTMLInputElement>('#desired-retention')
       if (input !== null) input.value = retention
     }
-    replaceChildren(body, [form, scheduleSection(schedule, profile.newCardsPerDay, chosen), accountSection(profile, signOut)])
+    replaceChildren(body, [form, scheduleSection(schedule, profile.newCardsPerDay, chosen), noteTypesSection(), accountSection(profile, signOut)])
   }, reportFailure)
   return () => { onScreen = false }
 }
