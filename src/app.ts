@@ -32,6 +32,8 @@ import progress from './routes/progress.js'
 import media, { mediaFiles } from './routes/media.js'
 import mediaSweep from './plugins/media-sweep.js'
 import accountDeletions from './plugins/account-deletions.js'
+import noteTypeRenders from './plugins/note-type-renders.js'
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from './services/note-type-renders.js'
 import { DEFAULT_DELETION_SETTINGS, type DeletionSettings } from './services/account-deletion.js'
 import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
@@ -95,6 +97,8 @@ export interface AppConfig {
   imports?: Partial<ImportSettings>
   /** deleting accounts: how long an instance holds the removal of a deleted account's documents; defaults in services/account-deletion.ts */
   deletions?: Partial<DeletionSettings>
+  /** cards rendered again after edit-note-type: how long the request waits, how long an instance holds a rendering; defaults in services/note-type-renders.ts */
+  noteTypeRendering?: Partial<RenderSettings>
   /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
   metrics?: MetricsOptions
 }
@@ -171,11 +175,12 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   }, {
     runtime: { instance, log: app.log },
     settings: { ...DEFAULT_DELETION_SETTINGS, ...config.deletions }
-  }))
+  }, { ...DEFAULT_RENDER_SETTINGS, ...config.noteTypeRendering }))
   await app.register(ankiImports)
   await app.register(metrics, config.metrics ?? {})
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })
   await app.register(accountDeletions, { everyMs: Math.max(100, ({ ...DEFAULT_DELETION_SETTINGS, ...config.deletions }).leaseMs / 2) })
+  await app.register(noteTypeRenders, { everyMs: Math.max(100, ({ ...DEFAULT_RENDER_SETTINGS, ...config.noteTypeRendering }).leaseMs / 2) })
 
   await app.register(health)
   await app.register(studyPage)

@@ -74,7 +74,9 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   // the note types Anki imports brought: an account's, by name (get-note-types), and those an import staged (by its owner)
   noteTypes: [
-    { key: { userID: 1, name: 1 }, name: 'user_name' }
+    { key: { userID: 1, name: 1 }, name: 'user_name' },
+    // renderings of cards after an edit whose instance stopped (services/note-type-renders.ts); only those under way are in it
+    { key: { 'rendering.until': 1 }, name: 'rendering_until', partialFilterExpression: { rendering: { $exists: true } } }
   ],
   // the notes Anki imports brought: an account's by guid, and those an import staged (by its owner, the prefix)
   notes: [

@@ -11,9 +11,17 @@ export interface NoteTypeDocument extends NoteTypeContent {
   noteTypeID?: string
   /** when edit-note-type last changed it, epoch seconds: an export gives it, so that Anki takes the change (absent: changed only in Anki) */
   modified?: number
+  /**
+   * its cards being rendered again after an edit of its templates' text (services/note-type-renders.ts):
+   * `run` names this rendering (a later edit starts another), `after` the last note done (by id),
+   * `holder` the instance doing it until `until`, past which any instance takes it over
+   */
+  rendering?: NoteTypeRendering
   createdAt: Date
   updatedAt: Date
 }
+
+export interface NoteTypeRendering { run: string, after: string | null, holder: string, until: Date }
 
 export function noteTypesRepository (db: Db, session?: ClientSession) {
   const noteTypes = db.collection<NoteTypeDocument>('noteTypes')
@@ -53,6 +61,26 @@ export function noteTypesRepository (db: Db, session?: ClientSession) {
     /** A note type's content after edit-note-type, changed at `modified` (epoch seconds). */
     async rewrite (userID: string, noteTypeID: string, content: NoteTypeContent, modified: number, now: Date): Promise<void> {
       await noteTypes.updateOne({ _id: noteTypeID, userID }, { $set: { ...checkedNoteType(content), modified, updatedAt: now } }, inSession)
+    },
+
+    /** Starts rendering a note type's cards again from its first note, as `run`, held by `holder` until `until`; a rendering under way is ended by it. */
+    async beginRendering (userID: string, noteTypeID: string, rendering: NoteTypeRendering): Promise<void> {
+      await noteTypes.updateOne({ _id: noteTypeID, userID }, { $set: { rendering } }, inSession)
+    },
+
+    /** Notes a rendering's progress and renews its hold; false when the rendering is no longer `run` (a later edit, or ended). */
+    async advanceRendering (userID: string, noteTypeID: string, run: string, after: string, holder: string, until: Date): Promise<boolean> {
+      return (await noteTypes.updateOne({ _id: noteTypeID, userID, 'rendering.run': run }, { $set: { 'rendering.after': after, 'rendering.holder': holder, 'rendering.until': until } }, inSession)).matchedCount === 1
+    },
+
+    /** Ends a rendering done (or no longer wanted: a reshaping rendered every card itself). */
+    async endRendering (userID: string, noteTypeID: string, run?: string): Promise<void> {
+      await noteTypes.updateOne({ _id: noteTypeID, userID, ...(run === undefined ? {} : { 'rendering.run': run }) }, { $unset: { rendering: '' } }, inSession)
+    },
+
+    /** Takes over a rendering whose holder stopped renewing it; null when there is none. Index rendering_until. */
+    async takeOverRendering (holder: string, now: Date, until: Date): Promise<NoteTypeDocument | null> {
+      return await noteTypes.findOneAndUpdate({ 'rendering.until': { $lt: now } }, { $set: { 'rendering.holder': holder, 'rendering.until': until } }, { ...inSession, returnDocument: 'after' })
     },
 
     /** Removes a note type of the account (delete-note-type, once no note is of it). */

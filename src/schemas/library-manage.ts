@@ -300,7 +300,8 @@ export const EditNoteTypeBody = Type.Object({
 
 export const NoteTypeEdited = Type.Object({
   ...NoteType.properties,
-  notes: Type.String({ description: 'how many notes of it were rendered again' }),
+  notes: Type.String({ description: 'how many notes of it were rendered again before the answer' }),
+  underWay: Type.Optional(Type.Literal('true', { description: 'present when the cards of a change of template text or names are still being rendered again, behind the answer (as many notes as the account holds: a batch of 500 at a time); a card not yet rendered shows the old template until then' })),
   added: Type.Array(Id, { description: 'cards made for templates the change added, new, in the flashcard of each note\'s first card' }),
   removed: Type.Array(Id, { description: 'cards of templates the change dropped, deleted (a note whose last card they were with them)' })
 })

@@ -17,6 +17,7 @@ import { studyQueueService } from './study-queue.js'
 import { searchService } from './search.js'
 import { browseService } from './browse.js'
 import { notesService } from './notes.js'
+import { noteTypeRenderService, type RenderSettings } from './note-type-renders.js'
 
 export type { ServiceContext } from './context.js'
 
@@ -28,14 +29,16 @@ export interface DeletionContext { runtime: DeletionRuntime, settings: DeletionS
 
 /** Every service, on one context. */
 export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext,
-  deletion: DeletionContext) {
-  const library = libraryService(context)
+  deletion: DeletionContext, rendering: RenderSettings) {
+  const noteTypeRenders = noteTypeRenderService(context, deletion.runtime, rendering)
+  const library = libraryService(context, noteTypeRenders)
   const media = mediaService(context)
   const accountDeletion = accountDeletionService(context, deletion.runtime, deletion.settings)
   const search = searchService(context)
   return {
     accounts: accountsService(context, accountDeletion),
     accountDeletion,
+    noteTypeRenders,
     accountRecovery: accountRecoveryService(context, mail),
     library,
     notes: notesService(context),

@@ -23,7 +23,7 @@ import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
 import { deckNamesOf, NOTE_BATCH, noteTypeShown, noteTypeToDelete, planNoteTypeEdit, renderNotesAgain, rewriteNote, type NoteTypeEdited, type NoteTypePlan } from './notes.js'
 import type { NoteTypeChange } from '../domain/note-types.js'
-import type { NoteDocument } from '../repositories/notes.js'
+import type { NoteTypeRenderService } from './note-type-renders.js'
 import { userDay } from '../domain/calendar.js'
 
 /** A card as a request writes it: {front, back}, or a cloze note {cloze, back?}; either with its format. */
@@ -185,7 +185,7 @@ async function pageOfCards<Card extends { _id: string, createdOrder: number }, S
  * guarded by its version, together with the card writes and the quota
  * counts, so all of a change is stored or none of it.
  */
-export function libraryService (context: ServiceContext) {
+export function libraryService (context: ServiceContext, renders: NoteTypeRenderService) {
   /**
    * Reads the user's tree, lets `edit` change it, and writes back what the
    * edit changed, in the user's transaction. An edit that changed nothing (a
@@ -540,35 +540,28 @@ export function libraryService (context: ServiceContext) {
      * cards of templates it drops go as delete-card takes one, a note with them when they were its last.
      */
     async editNoteType (userID: string, noteTypeID: string, change: NoteTypeChange, confirm: boolean) {
-      const result: NoteTypeEdited & { plan?: NoteTypePlan } = { noteType: null as unknown as NoteTypeEdited['noteType'], dropped: [], added: [], notes: 0 }
+      const result: NoteTypeEdited & { plan?: NoteTypePlan, run?: string } = { noteType: null as unknown as NoteTypeEdited['noteType'], dropped: [], added: [], notes: 0 }
       const removed = await deleteChosen(userID, async (repositories) => {
         const plan = await planNoteTypeEdit(context, repositories, userID, noteTypeID, change, confirm)
         Object.assign(result, { noteType: plan.noteType, plan, dropped: [], added: [], notes: 0 })
-        // a reshaping changes every note and card at once, with the note type (a bounded number of them)
         if (plan.reshapes) {
+          // a reshaping changes every note and card at once, with the note type (a bounded number of
+          // them), and ends a rendering of an earlier edit still under way
           for await (const notes of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) await renderNotesAgain(context, repositories, userID, plan, notes, result)
+          await repositories.noteTypes.endRendering(userID, noteTypeID)
+        } else if (plan.rendersAgain) {
+          // new template text: the cards rendered again 500 notes to a transaction, as many as there are
+          const rendering = renders.begin()
+          await repositories.noteTypes.beginRendering(userID, noteTypeID, rendering)
+          result.run = rendering.run
         }
         return result.dropped
       })
-      const plan = result.plan as NoteTypePlan
-      if (!plan.reshapes && plan.rendersAgain) {
-        // new template text: the cards rendered again a batch at a time, each batch one transaction
-        // (as many notes as the account holds would not fit in one); a batch cut off renders again
-        // whole with the next edit of the note type
-        let after: string | null = null
-        for (;;) {
-          const page: NoteDocument[] = await context.repositories.notes.pageOfNoteType(userID, noteTypeID, after, NOTE_BATCH)
-          if (page.length === 0) break
-          await context.userTransaction(userID, async (repositories) => {
-            const notes = await repositories.notes.byIds(userID, page.map((note) => note._id))
-            await renderNotesAgain(context, repositories, userID, plan, notes.filter((note) => note.noteTypeID === noteTypeID), result)
-          })
-          after = (page.at(-1) as NoteDocument)._id
-        }
-      }
+      const rendered = result.run === undefined ? { done: true, notes: result.notes } : await renders.runFor(userID, noteTypeID, result.run)
       return {
         ...noteTypeShown(result.noteType),
-        notes: String(result.notes),
+        notes: String(rendered.notes),
+        ...(rendered.done ? {} : { underWay: 'true' as const }),
         added: result.added,
         removed
       }

@@ -191,3 +191,34 @@ t.test('reshaping a note type of more notes than one transaction changes is refu
   await call('edit-note-type', { noteTypeID, css: '.card { color: teal; }' })
   t.equal((await noteTypes()).find((noteType) => noteType.noteTypeID === noteTypeID)?.css, '.card { color: teal; }', 'a change of CSS has no such limit')
 })
+
+t.test('a rendering longer than the request waits goes on behind the answer; one an instance left is taken over where it was', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename, { noteTypeRendering: { waitMs: 0, leaseMs: 300 } })
+  const user = await registerUser(app)
+  const { flashcardID } = await makeDeck(app, user, { folder: ['Words'], name: 'Spanish', cards: 0 })
+  const call = async <T>(operation: string, body: object, status = 200): Promise<T> => await expectOk<T>(app, operation, { jwtToken: user.jwtToken, ...body }, status)
+  const fronts = async (): Promise<string[]> => (await call<{ cards: Card[] }>('get-flashcard', { flashcardID })).cards.map((card) => card.frontHtml)
+  const until = async (wanted: (shown: string[]) => boolean | Promise<boolean>, what: string): Promise<void> => {
+    const deadline = Date.now() + 20_000
+    while (!await wanted(await fronts())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within 20 s`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  const { noteTypeID } = await call<NoteType>('create-note-type', VOCABULARY, 201)
+  for (const word of ['perro', 'gato', 'pájaro']) await call('add-note', { flashcardID, noteTypeID, fields: { Word: word, Meaning: 'x' } }, 201)
+
+  const answer = await call<{ underWay?: string }>('edit-note-type', { noteTypeID, templates: [{ name: 'Recognise', front: '<i>{{Word}}</i>', back: '{{Meaning}}' }] })
+  t.equal(answer.underWay, 'true', 'answered before the cards were rendered again')
+  await until((shown) => shown.every((front) => front.startsWith('<i>')), 'rendered behind the answer')
+  t.pass('every card rendered with the new template')
+  const noteTypes = databaseOf(app).collection('noteTypes')
+  await until(async () => (await noteTypes.findOne({ _id: noteTypeID as never }))?.rendering === undefined, 'ended')
+
+  // as an instance that stopped half-way leaves it: the note type changed, its cards not yet, its lease run out
+  await noteTypes.updateOne({ _id: noteTypeID as never }, {
+    $set: { 'templates.0.front': '<u>{{Word}}</u>', rendering: { run: 'left-behind', after: null, holder: 'a stopped instance', until: new Date(Date.now() - 1000) } }
+  })
+  await until((shown) => shown.every((front) => front.startsWith('<u>')), 'taken over')
+  t.pass('taken over by a running instance, every card rendered')
+})

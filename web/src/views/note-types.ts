@@ -101,7 +101,7 @@ function noteTypeEditor (noteType: NoteType, redraw: (chosenID?: string) => void
       css: css.value,
       ...(confirm ? { confirm: true } : {})
     })
-    showNotice(`Note type ${changed.name} saved: ${plural(Number(changed.notes), 'note')} made again` +
+    showNotice(`Note type ${changed.name} saved: ${plural(Number(changed.notes), 'note')} made again${changed.underWay === 'true' ? ' so far, the rest in the background' : ''}` +
       `${changed.added.length > 0 ? `, ${plural(changed.added.length, 'new card')}` : ''}${changed.removed.length > 0 ? `, ${plural(changed.removed.length, 'card')} deleted` : ''}.`)
     redraw(noteType.noteTypeID)
   }
