@@ -733,7 +733,7 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     const measured = await measureImport(service.origin, service.pid, packagePath, progress)
     // then the shape an import leaves for a learner who changes its note type: every card rendered again
     const noteTypeEdit = largest ? undefined : await measureNoteTypeEdit(service.origin)
-    if (noteTypeEdit !== undefined) progress(`  edit-note-type of ${noteTypeEdit.name} (${noteTypeEdit.notes.toLocaleString('en')} notes): ${noteTypeEdit.status} in ${(noteTypeEdit.ms / 1000).toFixed(1)} s${noteTypeEdit.status === 200 ? '' : `: ${noteTypeEdit.answer}`}`)
+    if (noteTypeEdit !== undefined) progress(`  edit-note-type of ${noteTypeEdit.name}: ${noteTypeEdit.status} in ${(noteTypeEdit.answeredMs / 1000).toFixed(1)} s, every card rendered again in ${(noteTypeEdit.renderedMs / 1000).toFixed(1)} s${noteTypeEdit.status === 200 ? '' : `: ${noteTypeEdit.answer}`}`)
     await service.stop()
     progress(`  imported in ${(measured.totalMs / 1000).toFixed(1)} s (upload ${(measured.uploadMs / 1000).toFixed(1)} s), service memory at most ${(measured.peakRss / 1024 / 1024).toFixed(0)} MiB; ` +
       `others' get-today-cards p99 ${p99(measured.peersDuring).toFixed(1)} ms during it (${measured.peersDuring.length} requests), ${p99(measured.peersAlone).toFixed(1)} ms without`)
@@ -802,9 +802,9 @@ function importRows (figures: ImportRun): ResultRow[] {
 function noteTypeEditRows (figures: Exclude<ImportRun, string>): ResultRow[] {
   const edit = figures.noteTypeEdit
   if (edit === undefined) return []
-  const label = `edit-note-type of the imported note type ${edit.name} (an answer template changed: ${edit.notes.toLocaleString('en')} notes, each card rendered again, in one transaction)`
-  if (edit.status !== 200) return [{ operation: `${label}: answered ${edit.status} (${edit.answer.slice(0, 200)})`, median: `${(edit.ms / 1000).toFixed(1)} s`, p90: '', bar: 'answers 200', met: 'no' }]
-  return [{ operation: label, median: `${(edit.ms / 1000).toFixed(1)} s`, p90: '', bar: '', met: '' }]
+  const label = `edit-note-type of the imported note type ${edit.name}, an answer template changed, right after the import: until every one of its ${IMPORT_CARDS.toLocaleString('en')} cards is rendered again (500 notes to a transaction, behind the answer)`
+  if (edit.status !== 200) return [{ operation: `${label}: answered ${edit.status} (${edit.answer.slice(0, 200)})`, median: `${(edit.answeredMs / 1000).toFixed(1)} s`, p90: '', bar: 'answers 200', met: 'no' }]
+  return [{ operation: `${label}; the answer came in ${(edit.answeredMs / 1000).toFixed(1)} s`, median: `${(edit.renderedMs / 1000).toFixed(1)} s`, p90: '', bar: 'answer < 30 s', met: edit.answeredMs < 30_000 ? 'yes' : 'no' }]
 }
 
 /** Anki's own import of the same package beside the service's: the issue's aim is at most twice Anki's time. */

@@ -114,24 +114,30 @@ export async function timeAnkiOwnImport (packagePath: string): Promise<AnkiOwnIm
   }
 }
 
-/** edit-note-type of the imported package's note type with the most notes: a template's answer changed, so every card of it is rendered again. */
-export interface NoteTypeEditFigures { name: string, notes: number, ms: number, status: number, answer: string }
+/**
+ * edit-note-type of the imported package's note type with the most cards: a template's answer
+ * changed, so every card of it is rendered again, behind the answer past its wait; timed until
+ * get-note-types no longer says it is being rendered.
+ */
+export interface NoteTypeEditFigures { name: string, answeredMs: number, renderedMs: number, status: number, answer: string }
 
 export async function measureNoteTypeEdit (origin: string): Promise<NoteTypeEditFigures> {
   const token = await login(origin, IMPORTER, PASSWORD)
   const call = async (operation: string, body: object) => await post(`${origin}/api/${operation}`, JSON.stringify({ jwtToken: token, ...body }))
-  const { noteTypes } = JSON.parse((await call('get-note-types', {})).text) as { noteTypes: Array<{ noteTypeID: string, name: string, templates: Array<{ name: string, front: string, back: string }> }> }
+  type Listed = { noteTypes: Array<{ noteTypeID: string, name: string, rendering?: string, templates: Array<{ name: string, front: string, back: string }> }> }
+  const { noteTypes } = JSON.parse((await call('get-note-types', {})).text) as Listed
   const browsed = JSON.parse((await call('browse-cards', {})).text) as { cards: Array<{ noteType?: string }> }
   const noteType = noteTypes.find((one) => one.name === browsed.cards[0]?.noteType) ?? noteTypes[0]
   if (noteType === undefined) throw new Error('the import left no note type')
   const templates = noteType.templates.map((template) => ({ ...template, back: `${template.back}\n<div class="edited"></div>` }))
   const started = performance.now()
-  // a request that may take minutes: not the load's time-out
-  const response = await fetch(`${origin}/api/edit-note-type`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jwtToken: token, noteTypeID: noteType.noteTypeID, templates }), signal: AbortSignal.timeout(30 * 60_000)
-  })
-  const answer = { status: response.status, text: await response.text() }
-  const ms = performance.now() - started
-  const notes = answer.status === 200 ? Number((JSON.parse(answer.text) as { notes: string }).notes) : 0
-  return { name: noteType.name, notes, ms, status: answer.status, answer: answer.text.slice(0, 300) }
+  const answer = await call('edit-note-type', { noteTypeID: noteType.noteTypeID, templates })
+  const answeredMs = performance.now() - started
+  if (answer.status !== 200) return { name: noteType.name, answeredMs, renderedMs: answeredMs, status: answer.status, answer: answer.text.slice(0, 300) }
+  for (;;) {
+    const listed = JSON.parse((await call('get-note-types', {})).text) as Listed
+    if (listed.noteTypes.find((one) => one.noteTypeID === noteType.noteTypeID)?.rendering === undefined) break
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { name: noteType.name, answeredMs, renderedMs: performance.now() - started, status: answer.status, answer: answer.text.slice(0, 300) }
 }

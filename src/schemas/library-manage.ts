@@ -246,7 +246,8 @@ export const NoteType = Type.Object({
   fields: Type.Array(Type.String(), { description: 'the fields\' names, in Anki\'s order' }),
   templates: Type.Array(Type.Object({ name: Type.String(), front: Type.String(), back: Type.String() }), { description: 'the card templates in Anki\'s template syntax, in Anki\'s order' }),
   css: Type.String({ description: 'the CSS its cards are styled with, as Anki had it' }),
-  sortField: Type.String({ description: 'the index in fields of the field Anki sorts and shows its notes by' })
+  sortField: Type.String({ description: 'the index in fields of the field Anki sorts and shows its notes by' }),
+  rendering: Type.Optional(Type.Literal('true', { description: 'present while its cards are being rendered again after edit-note-type, behind its answer' }))
 })
 
 export const NoteTypes = Type.Object({

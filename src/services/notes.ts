@@ -145,7 +145,7 @@ export async function rewriteNote (repositories: Repositories, userID: string, k
 }
 
 /** A note type as every answer gives it. */
-export function noteTypeShown (noteType: NoteTypeContent & { _id: string }) {
+export function noteTypeShown (noteType: NoteTypeContent & { _id: string, rendering?: unknown }) {
   return {
     noteTypeID: noteType._id,
     name: noteType.name,
@@ -153,7 +153,8 @@ export function noteTypeShown (noteType: NoteTypeContent & { _id: string }) {
     fields: noteType.fields,
     templates: noteType.templates,
     css: noteType.css,
-    sortField: String(noteType.sortField)
+    sortField: String(noteType.sortField),
+    ...(noteType.rendering === undefined ? {} : { rendering: 'true' as const })
   }
 }
 
@@ -228,7 +229,9 @@ export async function planNoteTypeEdit (context: ServiceContext, repositories: R
   checkedDefinition(edit.content)
   if (change.name !== undefined) checkNameFree(await noteTypesOf(repositories, userID), change.name, noteTypeID)
   const modified = Math.floor(now.getTime() / 1000)
+  // the edited note type as it will be, without a rendering of an earlier edit
   const noteType: NoteTypeDocument = { ...current, ...edit.content, fields: [...edit.content.fields], templates: [...edit.content.templates], modified, updatedAt: now }
+  delete noteType.rendering
   const reshapes = !isIdentity(edit.fieldFrom, current.fields.length) || !isIdentity(edit.templateFrom, current.templates.length)
   const rendersAgain = change.name !== undefined || change.fields !== undefined || change.templates !== undefined
   const plan = { noteType, edit, reshapes, rendersAgain, modified }

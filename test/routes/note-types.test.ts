@@ -213,12 +213,19 @@ t.test('a rendering longer than the request waits goes on behind the answer; one
   await until((shown) => shown.every((front) => front.startsWith('<i>')), 'rendered behind the answer')
   t.pass('every card rendered with the new template')
   const noteTypes = databaseOf(app).collection('noteTypes')
-  await until(async () => (await noteTypes.findOne({ _id: noteTypeID as never }))?.rendering === undefined, 'ended')
 
-  // as an instance that stopped half-way leaves it: the note type changed, its cards not yet, its lease run out
+  // as another instance leaves it half-way: the note type changed, its cards not yet
+  const rendering = async (): Promise<string | undefined> => (await call<{ noteTypes: Array<NoteType & { rendering?: string }> }>('get-note-types', {})).noteTypes.find((one) => one.noteTypeID === noteTypeID)?.rendering
   await noteTypes.updateOne({ _id: noteTypeID as never }, {
-    $set: { 'templates.0.front': '<u>{{Word}}</u>', rendering: { run: 'left-behind', after: null, holder: 'a stopped instance', until: new Date(Date.now() - 1000) } }
+    $set: { 'templates.0.front': '<u>{{Word}}</u>', rendering: { run: 'left-behind', after: null, holder: 'another instance', until: new Date(Date.now() + 60_000) } }
   })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  t.equal(await rendering(), 'true', 'get-note-types says its cards are being rendered')
+  t.ok((await fronts()).every((front) => front.startsWith('<i>')), 'a rendering another instance holds is left to it')
+  // that instance stopped: its lease runs out
+  await noteTypes.updateOne({ _id: noteTypeID as never }, { $set: { 'rendering.until': new Date(Date.now() - 1000) } })
   await until((shown) => shown.every((front) => front.startsWith('<u>')), 'taken over')
   t.pass('taken over by a running instance, every card rendered')
+  await until(async () => await rendering() === undefined, 'ended')
+  t.pass('get-note-types no longer says so')
 })
