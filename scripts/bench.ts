@@ -718,6 +718,7 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
   const name = `flashcard_bench_import_${randomBytes(4).toString('hex')}`
   const database = await openDatabase(dataDir, name)
   const dropDatabase = onCleanup(`drop the database ${name}`, async () => { if (MONGODB_URL !== undefined) await database.db.dropDatabase() })
+  let stopService: (() => Promise<void>) | undefined
   try {
     const app = await buildApp({ mongodbUrl: database.url, jwtSecret: JWT_SECRET, attemptLimits: { perAddress: 1_000_000, perAccount: 1_000_000, windowMs: 60_000 } })
     await app.ready()
@@ -730,6 +731,8 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     const anki = largest ? undefined : await timeAnkiOwnImport(packagePath)
     if (anki !== undefined) progress(typeof anki === 'string' ? `  Anki's own import: not measured (${anki})` : `  Anki's own import (PyPI anki, in-process): ${anki.seconds.toFixed(1)} s, ${anki.notes.toLocaleString('en')} notes, ${anki.revlog.toLocaleString('en')} review rows`)
     const service = await startMeasuredService(dataDir, name, 'service for the import')
+    // stopped before its folder is removed, whatever fails: a database whose folder goes from under it panics
+    stopService = service.stop
     const measured = await measureImport(service.origin, service.pid, packagePath, progress)
     // then the shape an import leaves for a learner who changes its note type: every card rendered again
     const noteTypeEdit = largest ? undefined : await measureNoteTypeEdit(service.origin)
@@ -743,6 +746,7 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     progress(`  FAILED: ${failure}`)
     return failure
   } finally {
+    await stopService?.()
     await dropDatabase()
     await database.close()
     await removeDir()

@@ -352,7 +352,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       const batch = cardBatch
       cardBatch = []
       cardBatchCharacters = 0
-      await write(async () => { await repositories.cards.insertMany(batch) })
+      await write(async () => { await repositories.cards.insertMany(batch, { searchable: false }) })
     }
     if (historyBatch.length >= HISTORY_BATCH || historyBatchRows >= HISTORY_BATCH_ROWS || (force && historyBatch.length > 0)) {
       const batch = historyBatch

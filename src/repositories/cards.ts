@@ -435,9 +435,14 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     ], { ...oneBatch(wanted + 1), session }).toArray()
   }
   return {
-    async insertMany (documents: CardDocument[]): Promise<void> {
+    /**
+     * Stores new cards with their search pages; `searchable: false` (an import's staged cards) writes
+     * none: the account they are handed to makes its pages at its next search.
+     */
+    async insertMany (documents: CardDocument[], { searchable = true } = {}): Promise<void> {
       if (documents.length === 0) return
       await cards.insertMany(documents, { ordered: true, session })
+      if (!searchable) return
       // the pages of each flashcard the cards are added to
       const byFlashcard = new Map<string, CardDocument[]>()
       for (const card of documents) {

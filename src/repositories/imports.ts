@@ -94,8 +94,11 @@ export interface StagedUpdateDocument {
 }
 
 /** The owner staged cards carry until their import is kept: no user's queries find them. */
+/** What every import's staging owner starts with: no account's id does. */
+export const STAGING_OWNER_PREFIX = 'anki-import:'
+
 export function stagingOwner (importID: string): string {
-  return `anki-import:${importID}`
+  return `${STAGING_OWNER_PREFIX}${importID}`
 }
 
 export function importsRepository (db: Db, session?: ClientSession) {
