@@ -45,10 +45,15 @@ export const DEFAULT_IMPORT_SETTINGS: ImportSettings = { maxPackageBytes: GIB, l
 /** The Retry-After of an account refused for having too many imports under way: one of them may have ended by then. */
 const TOO_MANY_IMPORTS_RETRY_SECONDS = 30
 
-/** Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it (and is finished by whoever finds it unfinished). */
-const ATOMIC_CARDS = 20_000
+/**
+ * Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it
+ * (and is finished by whoever finds it unfinished). With notes kept, 20,000 cards no longer fit the
+ * embedded database's cache of 512 MiB in one transaction ("Transaction is too large"; 15,000 did):
+ * half of that, for room.
+ */
+const ATOMIC_CARDS = 10_000
 /** and up to this many characters of content, cards and changes together: a transaction holds all it writes at once */
-const ATOMIC_CONTENT_CHARACTERS = 16_000_000
+const ATOMIC_CONTENT_CHARACTERS = 8_000_000
 /** The most characters of content one write of the hand-over moves (see cards.handOver). */
 const HANDOVER_CHARACTERS = 16_000_000
 
