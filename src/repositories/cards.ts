@@ -481,6 +481,16 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)).deletedCount
     },
 
+    /** How many cards a flashcard holds, counted up to `upTo`. Index user_flashcard. */
+    countInFlashcard (userID: string, flashcardID: string, upTo: number): Promise<number> {
+      return cards.countDocuments({ userID, flashcardID }, { limit: upTo, session })
+    },
+
+    /** Some `size` cards of a flashcard, with what removing them reads: their media and notes. Index user_flashcard. */
+    someOfFlashcard (userID: string, flashcardID: string, size: number): Promise<Array<Pick<CardDocument, '_id' | 'media' | 'noteID' | 'ankiGuid'>>> {
+      return cards.find({ userID, flashcardID }, { projection: { _id: 1, media: 1, noteID: 1, ankiGuid: 1 }, limit: size, session }).toArray()
+    },
+
     /** Removes the cards asked for from one flashcard; how many there were. */
     async removeCards (userID: string, flashcardID: string, cardIDs: readonly string[]): Promise<number> {
       if (cardIDs.length === 0) return 0

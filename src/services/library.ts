@@ -185,6 +185,9 @@ async function pageOfCards<Card extends { _id: string, createdOrder: number }, S
  * guarded by its version, together with the card writes and the quota
  * counts, so all of a change is stored or none of it.
  */
+/** How many cards a transaction of a large deletion removes (thinOut): far inside what the database's cache holds in one transaction. */
+const REMOVAL_BATCH = 2000
+
 export function libraryService (context: ServiceContext, renders: NoteTypeRenderService) {
   /**
    * Reads the user's tree, lets `edit` change it, and writes back what the
@@ -202,6 +205,33 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     })
     context.repositories.trees.committed(userID, tree)
     return result
+  }
+
+  /**
+   * Deletes the cards of flashcards about to be deleted a batch at a time, each batch its own
+   * transaction, until what is left of each fits the one transaction that deletes the flashcards
+   * themselves: a deck of 100,000 cards deleted in one transaction would not fit the database's
+   * cache. Each batch takes its notes (those it leaves without cards), its media (those no card
+   * shows any more) and its share of the quota with it. Cut off, it leaves the flashcards with
+   * fewer cards, to be deleted again. How many cards it deleted.
+   */
+  async function thinOut (userID: string, flashcardIDs: readonly string[]): Promise<number> {
+    let deleted = 0
+    for (const flashcardID of flashcardIDs) {
+      while (await context.repositories.cards.countInFlashcard(userID, flashcardID, REMOVAL_BATCH + 1) > REMOVAL_BATCH) {
+        const unusedFiles = await context.userTransaction(userID, async (repositories) => {
+          const batch = await repositories.cards.someOfFlashcard(userID, flashcardID, REMOVAL_BATCH)
+          const removed = await repositories.cards.removeCards(userID, flashcardID, batch.map((card) => card._id))
+          const keptNotes = [...new Set(batch.flatMap((card) => card.noteID !== undefined && card.ankiGuid !== undefined ? [card.noteID] : []))]
+          await repositories.notes.remove(userID, await repositories.cards.notesWithoutCards(userID, keptNotes))
+          await repositories.users.takeFromUsage(userID, { cards: removed })
+          deleted += removed
+          return await releaseMedia(context, repositories, userID, [...new Set(batch.flatMap((card) => card.media ?? []))])
+        })
+        await removeFilesAfterwards(context, unusedFiles)
+      }
+    }
+    return deleted
   }
 
   function mediaUrlOf (userID: string): UserMediaUrl {
@@ -343,6 +373,8 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
      * past its grace, goes in the same transaction.
      */
     async deleteFolder (userID: string, folderID: string) {
+      // the cards of its flashcards first, past what one transaction holds
+      const thinned = await thinOut(userID, removeFolder(structuredClone(await context.repositories.trees.read(userID)), folderID).flashcardIDs)
       const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
         const { cards, users } = repositories
         const removed = removeFolder(tree, folderID)
@@ -356,7 +388,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
             folderID,
             folders: String(removed.folders),
             flashcards: String(removed.flashcardIDs.length),
-            cards: String(deletedCards)
+            cards: String(thinned + deletedCards)
           },
           unusedFiles: await releaseMedia(context, repositories, userID, shown)
         }
@@ -376,6 +408,9 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     },
 
     async deleteFlashcard (userID: string, flashcardID: string) {
+      // its cards first, past what one transaction holds
+      flashcardWithPath(await context.repositories.trees.read(userID), flashcardID)
+      const thinned = await thinOut(userID, [flashcardID])
       const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
         const { cards, users } = repositories
         removeFlashcard(tree, flashcardID)
@@ -385,7 +420,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
         // a note goes with its last card; one with cards in other flashcards stays
         await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
         await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
-        return { answer: { flashcardID, cards: String(deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
+        return { answer: { flashcardID, cards: String(thinned + deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
       })
       await removeFilesAfterwards(context, unusedFiles)
       return answer
