@@ -21,7 +21,7 @@ import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
-import { deckNamesOf, NOTE_BATCH, noteTypeShown, noteTypeToDelete, planNoteTypeEdit, renderNotesAgain, rewriteNote, type NoteTypeEdited, type NoteTypePlan } from './notes.js'
+import { deckNamesOf, NOTE_BATCH, noteTypeShown, noteTypeDeletionStep, planNoteTypeEdit, renderNotesAgain, rewriteNote, type NoteTypeEdited, type NoteTypePlan } from './notes.js'
 import type { NoteTypeChange } from '../domain/note-types.js'
 import type { NoteTypeRenderService } from './note-type-renders.js'
 import { userDay } from '../domain/calendar.js'
@@ -604,7 +604,19 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
 
     /** Deletes a note type; one with notes only with `confirm`, its notes and cards going with it, each card as delete-card takes one. */
     async deleteNoteType (userID: string, noteTypeID: string, confirm: boolean) {
-      const removed = await deleteChosen(userID, async (repositories) => await noteTypeToDelete(repositories, userID, noteTypeID, confirm))
+      // its notes' cards a batch at a time, each batch one transaction (a note type of 100,000 notes
+      // would not fit one); the note type goes in the step that finds no note left. Cut off, it is
+      // left with fewer notes, to delete again.
+      const removed: string[] = []
+      let gone = false
+      while (!gone) {
+        const step = await deleteChosen(userID, async (repositories) => {
+          const cards = await noteTypeDeletionStep(repositories, userID, noteTypeID, confirm)
+          gone = cards.length === 0 && await repositories.noteTypes.findById(userID, noteTypeID) === null
+          return cards
+        })
+        removed.push(...step)
+      }
       return { noteTypeID, removed }
     },
 

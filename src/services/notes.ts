@@ -315,8 +315,14 @@ export async function renderNotesAgain (context: ServiceContext, repositories: R
   result.notes += notes.length
 }
 
-/** Checks a note type can go (delete-note-type): the account's, stored, and with no notes unless `confirm`. Its cards. */
-export async function noteTypeToDelete (repositories: Repositories, userID: string, noteTypeID: string, confirm: boolean): Promise<Array<{ flashcardID: string, cardID: string }>> {
+/**
+ * One step of deleting a note type (delete-note-type), in the caller's transaction: refused for one
+ * the account does not keep (404, or 409 for a stock one it never stored) and, without `confirm`,
+ * for one with notes (409). The cards of its next NOTE_BATCH notes, for the caller to delete (a note
+ * goes with its last card; one without cards goes here); none once it has no notes left, when the
+ * note type itself goes.
+ */
+export async function noteTypeDeletionStep (repositories: Repositories, userID: string, noteTypeID: string, confirm: boolean): Promise<Array<{ flashcardID: string, cardID: string }>> {
   const held = await repositories.noteTypes.findById(userID, noteTypeID)
   if (held === null) {
     if (stockMissing(userID, await repositories.noteTypes.ofUser(userID)).some((stock) => stock._id === noteTypeID)) {
@@ -324,16 +330,16 @@ export async function noteTypeToDelete (repositories: Repositories, userID: stri
     }
     throw noNoteType(noteTypeID)
   }
-  const cards: Array<{ flashcardID: string, cardID: string }> = []
-  let notes = 0
-  for await (const batch of repositories.notes.ofNoteType(userID, noteTypeID, NOTE_BATCH)) {
-    notes += batch.length
-    if (!confirm) break
-    cards.push(...(await repositories.cards.ofNotes(userID, batch.map((note) => note._id))).map((card) => ({ flashcardID: card.flashcardID, cardID: card._id })))
+  const notes = await repositories.notes.pageOfNoteType(userID, noteTypeID, null, NOTE_BATCH)
+  if (notes.length > 0 && !confirm) throw inUse(`the note type ${quotedName(held.name)} has notes, which would be deleted with their cards and schedules`)
+  if (notes.length === 0) {
+    await repositories.noteTypes.remove(userID, noteTypeID)
+    return []
   }
-  if (notes > 0 && !confirm) throw inUse(`the note type ${quotedName(held.name)} has notes, which would be deleted with their cards and schedules`)
-  await repositories.noteTypes.remove(userID, noteTypeID)
-  return cards
+  const cards = await repositories.cards.ofNotes(userID, notes.map((note) => note._id))
+  const withCards = new Set(cards.map((card) => card.noteID))
+  await repositories.notes.remove(userID, notes.filter((note) => !withCards.has(note._id)).map((note) => note._id))
+  return cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
 }
 
 /** The notes Anki imports brought: read one, change its fields and tags. */

@@ -190,6 +190,11 @@ t.test('reshaping a note type of more notes than one transaction changes is refu
   t.equal(await databaseOf(app).collection('notes').countDocuments({ fields: ['w', 'm', ''] }), 10_001, 'every note as it was')
   await call('edit-note-type', { noteTypeID, css: '.card { color: teal; }' })
   t.equal((await noteTypes()).find((noteType) => noteType.noteTypeID === noteTypeID)?.css, '.card { color: teal; }', 'a change of CSS has no such limit')
+  // deleted a batch of notes at a time, the note type with the last
+  t.strictSame(await refused('delete-note-type', { noteTypeID }), [409, 'note_type_in_use'])
+  await call('delete-note-type', { noteTypeID, confirm: true })
+  t.equal(await databaseOf(app).collection('notes').countDocuments({ noteTypeID }), 0, 'every note gone')
+  t.notOk((await noteTypes()).some((noteType) => noteType.noteTypeID === noteTypeID), 'and the note type')
 })
 
 t.test('a rendering longer than the request waits goes on behind the answer; one an instance left is taken over where it was', async (t) => {
