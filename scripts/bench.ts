@@ -89,8 +89,7 @@ const CONNECTIONS = 20
 /** more connections on one user than the service serves at once (maxInFlightPerUser): the excess must get a fast 429 (a limit of that client) */
 const OVERLOAD_CONNECTIONS = 50
 const LOAD_WARMUP_SECONDS = 2
-// a run that hangs somewhere is stopped and cleaned up rather than left running (a whole run takes about
-// 32 min on the 2-core machine of docs/performance.md, the 100,000-card edit-note-type with it)
+// a run that hangs somewhere is stopped and cleaned up rather than left running: well past a whole run
 const RUN_TIME_LIMIT_MS = 50 * 60_000
 const MONGODB_URL = process.env.MONGODB_URL === '' ? undefined : process.env.MONGODB_URL
 const CACHE_SIZE = process.env.DATABASE_CACHE_SIZE === undefined || process.env.DATABASE_CACHE_SIZE === '' ? DEFAULT_CACHE_SIZE : process.env.DATABASE_CACHE_SIZE
