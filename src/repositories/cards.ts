@@ -481,9 +481,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)).deletedCount
     },
 
-    /** How many cards a flashcard holds, counted up to `upTo`. Index user_flashcard. */
-    countInFlashcard (userID: string, flashcardID: string, upTo: number): Promise<number> {
-      return cards.countDocuments({ userID, flashcardID }, { limit: upTo, session })
+    /** How many cards a flashcard holds. Index user_flashcard. */
+    countInFlashcard (userID: string, flashcardID: string): Promise<number> {
+      return cards.countDocuments({ userID, flashcardID }, inSession)
     },
 
     /** Some `size` cards of a flashcard, with what removing them reads: their media and notes. Index user_flashcard. */

@@ -185,8 +185,12 @@ async function pageOfCards<Card extends { _id: string, createdOrder: number }, S
  * guarded by its version, together with the card writes and the quota
  * counts, so all of a change is stored or none of it.
  */
-/** How many cards a transaction of a large deletion removes (thinOut): far inside what the database's cache holds in one transaction. */
-const REMOVAL_BATCH = 2000
+/**
+ * How many cards a transaction of a large deletion removes (thinOut). On the embedded database, a
+ * transaction that deleted 2,000 cards and their 2,000 notes of an account of 100,000 then waited
+ * past the driver's 10 s on the account's own update; 500 did not.
+ */
+const REMOVAL_BATCH = 500
 
 export function libraryService (context: ServiceContext, renders: NoteTypeRenderService) {
   /**
@@ -209,26 +213,31 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
 
   /**
    * Deletes the cards of flashcards about to be deleted a batch at a time, each batch its own
-   * transaction, until what is left of each fits the one transaction that deletes the flashcards
-   * themselves: a deck of 100,000 cards deleted in one transaction would not fit the database's
-   * cache. Each batch takes its notes (those it leaves without cards), its media (those no card
-   * shows any more) and its share of the quota with it. Cut off, it leaves the flashcards with
-   * fewer cards, to be deleted again. How many cards it deleted.
+   * transaction, until what is left of them all fits the one transaction that deletes the
+   * flashcards themselves: a folder of 100,000 cards deleted in one transaction does not fit the
+   * database's cache ("Transaction is too large"). Each batch takes its notes (those it leaves
+   * without cards), its media (those no card shows any more) and its share of the quota with it.
+   * Cut off, it leaves the flashcards with fewer cards, to be deleted again. How many it deleted.
    */
   async function thinOut (userID: string, flashcardIDs: readonly string[]): Promise<number> {
+    const left = await Promise.all(flashcardIDs.map(async (flashcardID) => await context.repositories.cards.countInFlashcard(userID, flashcardID)))
+    let total = left.reduce((sum, count) => sum + count, 0)
     let deleted = 0
-    for (const flashcardID of flashcardIDs) {
-      while (await context.repositories.cards.countInFlashcard(userID, flashcardID, REMOVAL_BATCH + 1) > REMOVAL_BATCH) {
-        const unusedFiles = await context.userTransaction(userID, async (repositories) => {
+    for (const [index, flashcardID] of flashcardIDs.entries()) {
+      while (total > REMOVAL_BATCH && (left[index] as number) > 0) {
+        const { removed, unusedFiles } = await context.userTransaction(userID, async (repositories) => {
           const batch = await repositories.cards.someOfFlashcard(userID, flashcardID, REMOVAL_BATCH)
           const removed = await repositories.cards.removeCards(userID, flashcardID, batch.map((card) => card._id))
           const keptNotes = [...new Set(batch.flatMap((card) => card.noteID !== undefined && card.ankiGuid !== undefined ? [card.noteID] : []))]
           await repositories.notes.remove(userID, await repositories.cards.notesWithoutCards(userID, keptNotes))
           await repositories.users.takeFromUsage(userID, { cards: removed })
-          deleted += removed
-          return await releaseMedia(context, repositories, userID, [...new Set(batch.flatMap((card) => card.media ?? []))])
+          return { removed, unusedFiles: await releaseMedia(context, repositories, userID, [...new Set(batch.flatMap((card) => card.media ?? []))]) }
         })
         await removeFilesAfterwards(context, unusedFiles)
+        if (removed === 0) break
+        deleted += removed
+        total -= removed
+        left[index] = (left[index] as number) - removed
       }
     }
     return deleted
