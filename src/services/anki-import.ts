@@ -47,9 +47,8 @@ const TOO_MANY_IMPORTS_RETRY_SECONDS = 30
 
 /**
  * Up to this many cards, the hand-over is part of the plan's one transaction; past it, it follows it
- * (and is finished by whoever finds it unfinished). With notes kept, 20,000 cards no longer fit the
- * embedded database's cache of 512 MiB in one transaction ("Transaction is too large"; 15,000 did):
- * half of that, for room.
+ * (and is finished by whoever finds it unfinished). With notes kept, a transaction twice as large no
+ * longer fit the embedded database's cache ("Transaction is too large"): this leaves room.
  */
 const ATOMIC_CARDS = 10_000
 /** and up to this many characters of content, cards and changes together: a transaction holds all it writes at once */

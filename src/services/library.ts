@@ -186,9 +186,9 @@ async function pageOfCards<Card extends { _id: string, createdOrder: number }, S
  * counts, so all of a change is stored or none of it.
  */
 /**
- * How many cards a transaction of a large deletion removes (thinOut). On the embedded database, a
- * transaction that deleted 2,000 cards and their 2,000 notes of an account of 100,000 then waited
- * past the driver's 10 s on the account's own update; 500 did not.
+ * How many cards a transaction of a large deletion removes (thinOut): small enough that, on the
+ * embedded database, a transaction deleting them and their notes in a large account does not then
+ * stall on the account's own update (larger batches did; see the commit that set it).
  */
 const REMOVAL_BATCH = 500
 
