@@ -16,7 +16,7 @@ export const MAX_NAME_LENGTH = 100
 export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$'
 
 // eslint-disable-next-line no-control-regex -- the control characters are what it finds
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/u
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/u
 
 /**
  * Bidirectional controls make a name read otherwise than it is stored

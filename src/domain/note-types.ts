@@ -12,7 +12,8 @@
 import type { AnkiNotetype } from './anki/collection.js'
 import { idOf } from './ids.js'
 import { MAX_NOTE_TYPE_CSS, MAX_NOTE_TYPE_FIELDS, MAX_NOTE_TYPE_NAME, MAX_NOTE_TYPE_TEMPLATES, MAX_NOTE_TYPE_TEXT, MAX_TEMPLATE_TEXT } from './limits.js'
-import { quotedName } from './names.js'
+import type { NotetypeRow } from './anki/writer.js'
+import { CONTROL_CHARACTERS, quotedName } from './names.js'
 import { Refusal } from './refusals.js'
 
 /** A note type as the account keeps it. */
@@ -71,18 +72,8 @@ export function checkedNoteType (noteType: NoteTypeContent): NoteTypeContent {
   return noteType
 }
 
-/** A note type as create-note-type defines it: Anki's stock ones, imported ones and these are kept alike. */
-export interface NoteTypeDefinition {
-  name: string
-  kind: 'standard' | 'cloze'
-  fields: readonly string[]
-  templates: ReadonlyArray<{ name: string, front: string, back: string }>
-  css: string
-  sortField: number
-}
-
-// eslint-disable-next-line no-control-regex -- the control characters are what it finds
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/u
+/** A note type as create-note-type defines it (as an export writes one, less its Anki id and time): Anki's stock ones, imported ones and these are kept alike. */
+export type NoteTypeDefinition = Omit<NotetypeRow, 'id' | 'modified'>
 
 /** Why Anki would refuse this name of a field, or null: its template syntax could not name it. */
 function fieldNameProblem (name: string): string | null {
