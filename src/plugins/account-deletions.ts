@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { takeOverLeftWork } from './take-over.js'
 
 export interface AccountDeletionsOptions {
   /** how often the instance looks for deleted accounts whose removal no one holds */
@@ -15,24 +16,12 @@ export interface AccountDeletionsOptions {
  */
 export default fp<AccountDeletionsOptions>(async function accountDeletions (app, options) {
   const { accountDeletion } = app.services
-  let looking: Promise<unknown> = Promise.resolve()
-  const look = (): void => {
-    looking = looking
-      .then(async () => {
-        const finished = await accountDeletion.finishLeft()
-        if (finished > 0) app.log.info({ finished }, 'finished the deletion of accounts another instance had begun')
-      })
-      .catch((error: unknown) => { app.log.warn({ err: error }, 'finishing the deletion of accounts failed; it is tried again shortly') })
-  }
-  let timer: NodeJS.Timeout | undefined
-  app.addHook('onReady', async () => {
-    look()
-    timer = setInterval(look, options.everyMs)
-    timer.unref()
-  })
-  app.addHook('preClose', async () => {
-    clearInterval(timer)
-    await accountDeletion.close()
-    await looking
+  takeOverLeftWork(app, {
+    everyMs: options.everyMs,
+    finishLeft: accountDeletion.finishLeft,
+    close: accountDeletion.close,
+    countedAs: 'finished',
+    takenMessage: 'finished the deletion of accounts another instance had begun',
+    failedMessage: 'finishing the deletion of accounts failed; it is tried again shortly'
   })
 }, { name: 'account-deletions', dependencies: ['database'] })

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { takeOverLeftWork } from './take-over.js'
 
 export interface NoteTypeRendersOptions {
   /** how often the instance looks for renderings of cards whose holder stopped renewing them */
@@ -13,24 +14,12 @@ export interface NoteTypeRendersOptions {
  */
 export default fp<NoteTypeRendersOptions>(async function noteTypeRenders (app, options) {
   const { noteTypeRenders: renders } = app.services
-  let looking: Promise<unknown> = Promise.resolve()
-  const look = (): void => {
-    looking = looking
-      .then(async () => {
-        const taken = await renders.finishLeft()
-        if (taken > 0) app.log.info({ taken }, 'took over the rendering of note types\' cards another instance had begun')
-      })
-      .catch((error: unknown) => { app.log.warn({ err: error }, 'taking over renderings of note types\' cards failed; it is tried again shortly') })
-  }
-  let timer: NodeJS.Timeout | undefined
-  app.addHook('onReady', async () => {
-    look()
-    timer = setInterval(look, options.everyMs)
-    timer.unref()
-  })
-  app.addHook('preClose', async () => {
-    clearInterval(timer)
-    await looking
-    await renders.close()
+  takeOverLeftWork(app, {
+    everyMs: options.everyMs,
+    finishLeft: renders.finishLeft,
+    close: renders.close,
+    countedAs: 'taken',
+    takenMessage: 'took over the rendering of note types\' cards another instance had begun',
+    failedMessage: 'taking over renderings of note types\' cards failed; it is tried again shortly'
   })
 }, { name: 'note-type-renders', dependencies: ['database'] })
