@@ -32,10 +32,14 @@
 //    learner reviewing and another reading today's cards meanwhile, then npm run
 //    restore into a new data folder and the service started on that.
 //
+// 10. The start-up migrations on a copy of the data of step 1, every step
+//    pending, as an upgrade from a version before them runs them.
+//
 // BENCH_SAMPLES (30) and BENCH_LOAD_SECONDS (10) tune a run; BENCH_ONLY=fitting
 // runs step 6 alone and prints its rows, writing no report; BENCH_ONLY=search
-// step 7, BENCH_ONLY=import step 8 and BENCH_ONLY=backup step 9 (with step 1),
-// each writing its section. With MONGODB_URL
+// step 7, BENCH_ONLY=import step 8, BENCH_ONLY=backup step 9 and
+// BENCH_ONLY=migrations step 10 (each of the last two with step 1), each
+// writing its section. With MONGODB_URL
 // (a replica set) the data lives in a database there rather than in the
 // embedded SecantusDB; DATABASE_CACHE_SIZE sizes the embedded database's cache
 // as it does for `npm start`.
@@ -68,6 +72,7 @@ import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, typ
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
 import { keepTraffic, runScript, sizeOf, type ScriptFigures, type Traffic } from './bench/backup.js'
 import { explainTable, resultsTable, writeReport, writeSection, type ResultRow } from './bench/report.js'
+import { measureMigrations, type MigrationFigures } from './bench/migrations.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -844,6 +849,15 @@ type BackupRun = BackupFigures | string
  * again, without a backup, to compare); then npm run restore into a new data
  * folder, and the service started on it answering as before.
  */
+/** Step 10: the start-up migrations on a copy of the bench data. */
+async function measureMigrationsRun (): Promise<MigrationFigures | string> {
+  progress('The start-up migrations on a copy of the bench data, every step pending')
+  const figures = await measureMigrations(join(DATA_DIR, 'secantus'), SERVICE_DATABASE, CACHE_SIZE, (line) => progress(`  ${line}`))
+  if (typeof figures !== 'string') progress(`  all steps: ${(figures.totalMs / 1000).toFixed(2)} s (copying the data first: ${(figures.copyMs / 1000).toFixed(1)} s)`)
+  else progress(`  ${figures}`)
+  return figures
+}
+
 async function measureBackupRun (data: BenchData): Promise<BackupRun> {
   progress('npm run backup of the bench data on the service running on it, a learner reviewing and another reading today\'s cards meanwhile')
   const scratch = await mkdtemp(join(tmpdir(), 'flashcard-bench-backup-'))
@@ -928,6 +942,30 @@ function backupRows (figures: BackupRun, marker: Marker): ResultRow[] {
     row('npm run restore of that archive into a new data folder (the embedded database started by the script)', `${restore.seconds.toFixed(1)} s`),
     row(`resident memory of npm run restore, at most (its database: ${megabytes(restore.databasePeak)})`, megabytes(restore.peakBytes)),
     row('start-up of the service on the restored data, to /health answering 200 (get-today-cards of the 10k-card user then answers as before)', `${(figures.restoredStartupMs / 1000).toFixed(1)} s`)
+  ]
+}
+
+/** What each step does on the bench data, as a row says it. */
+const MIGRATION_WORK: Record<string, string> = {
+  'activity-from-review-log': 'the review log counted by user and day, each day written',
+  'usage-from-data': 'every user\'s cards, folders, flashcards and goals counted, each account\'s usage written',
+  'library-to-trees': 'no folder of the old shape to fold into trees: a look, and nothing to drop',
+  'queue-starts-from-cards': 'every card grouped by user and queue for its earliest due instant, each account\'s queue starts written',
+  'search-pages-pending': 'every account marked to make its search pages at its first search',
+  'staged-search-pages-removed': 'the search pages of staged cards removed: none on these data'
+}
+
+function migrationRows (figures: MigrationFigures | string, marker: Marker): ResultRow[] {
+  const data = `${(marker.counts.cards ?? 0).toLocaleString('en')} cards of ${(marker.counts.users ?? 0).toLocaleString('en')} users`
+  const label = `start-up migrations on a copy of the bench data (${data}), every step pending, as an upgrade from a version before them runs them`
+  if (typeof figures === 'string') return [{ operation: `${label} (${figures.slice(0, 200)})`, median: 'failed', p90: '', bar: '', met: '' }]
+  const seconds = (ms: number): string => Number.isNaN(ms) ? 'not logged' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+  return [
+    { operation: `${label}: the lock taken, each step run and recorded, the lock given back`, median: seconds(figures.totalMs), p90: '', bar: '', met: '' },
+    ...figures.steps.map((step): ResultRow => ({
+      operation: `  migration ${step.number} ${step.name}: ${MIGRATION_WORK[step.name] ?? 'as src/repositories/migrations.ts says'}`,
+      median: seconds(step.ms), p90: '', bar: '', met: ''
+    }))
   ]
 }
 
@@ -1181,6 +1219,24 @@ async function main (): Promise<void> {
     console.log(`\n${resultsTable(rows)}\n`)
     return
   }
+  if (process.env.BENCH_ONLY === 'migrations') {
+    const date = new Date()
+    const machineLine = machine()
+    const database = await databaseDescription()
+    const data = await prepareData(false)
+    const rows = migrationRows(await measureMigrationsRun(), data.marker)
+    const lines = [
+      `Written by \`BENCH_ONLY=migrations npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
+      `Machine: ${machineLine}`,
+      `Database: ${database}`,
+      `Data: ${dataDescription(data.marker)}`,
+      'Method: the bench data\'s files copied (its database stopped), the record of the steps done removed from the copy, and the steps run by `migrate` as a start-up of the service runs them, ' +
+        'in the benchmark\'s process on the embedded database started on the copy; each step\'s time is the one its run logs ("migration N name done in X ms"). The copy goes afterwards.'
+    ]
+    await writeSection(REPORT, 'Migrations', lines, rows)
+    console.log(`\n${resultsTable(rows)}\n`)
+    return
+  }
   if (process.env.BENCH_ONLY === 'import') {
     const date = new Date()
     const lines = [
@@ -1211,8 +1267,9 @@ async function main (): Promise<void> {
   const imported = await measureImportRun()
   const importedLargest = await measureImportRun(true)
   const backup = await measureBackupRun(data)
+  const migrations = await measureMigrationsRun()
 
-  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported), ...largestImportRows(importedLargest), ...backupRows(backup, data.marker)]
+  const rows = [...resultRows(figures, ceiling), ...libraryRows(libraries), ...mediaRows(media), ...fittingRows(fitting), ...searchRows(search), ...importRows(imported), ...largestImportRows(importedLargest), ...backupRows(backup, data.marker), ...migrationRows(migrations, data.marker)]
   const totalSeconds = (performance.now() - runStarted) / 1000
   await writeReport(REPORT, {
     date,
