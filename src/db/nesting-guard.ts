@@ -25,10 +25,9 @@ function isContainer (value: unknown): value is object {
   return !('_bsontype' in value)
 }
 
-/** The members of a document, as BSON writes them: a Map's entries, an object's own enumerable members. */
-function membersOf (container: object): Iterable<[string, unknown]> {
-  if (container instanceof Map) return [...(container as Map<unknown, unknown>)].map(([key, item]) => [String(key), item] as [string, unknown])
-  return Object.entries(container)
+/** The members of a Map, as BSON writes them: its entries, keys as strings. */
+function membersOf (container: Map<unknown, unknown>): Iterable<[string, unknown]> {
+  return [...container].map(([key, item]) => [String(key), item] as [string, unknown])
 }
 
 /** The levels a dotted update path such as `folders.3.name` stands for. */
@@ -55,13 +54,23 @@ export function nestingDepth (value: unknown, limit = Infinity): number {
       for (const item of container as unknown[]) if (isContainer(item)) pending.push([item, level + 1])
       continue
     }
-    for (const [key, item] of membersOf(container)) {
-      // a dotted key (an update's path) is one level per part
-      const levels = key.includes('.') ? keyLevels(key) : 1
-      if (isContainer(item)) pending.push([item, level + levels])
-      else if (level + levels - 1 > deepest) deepest = level + levels - 1
+    if (container instanceof Map) {
+      for (const [key, item] of membersOf(container)) deepest = member(key, item, level, deepest, pending)
+      continue
     }
+    // an object's own enumerable members, read by key: no pair made for each, as Object.entries makes
+    const record = container as Record<string, unknown>
+    for (const key of Object.keys(record)) deepest = member(key, record[key], level, deepest, pending)
   }
+  return deepest
+}
+
+/** One member of a document at `level`: a container is left to walk, a single value counted; the deepest level met so far. */
+function member (key: string, item: unknown, level: number, deepest: number, pending: Array<[object, number]>): number {
+  // a dotted key (an update's path) is one level per part
+  const levels = key.includes('.') ? keyLevels(key) : 1
+  if (isContainer(item)) pending.push([item, level + levels])
+  else if (level + levels - 1 > deepest) return level + levels - 1
   return deepest
 }
 

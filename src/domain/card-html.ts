@@ -139,8 +139,13 @@ function maskData (attribs: sanitizeHtml.Attributes): sanitizeHtml.Attributes {
   return kept
 }
 
+/** Text without markup or character references: the sanitizer gives it back as it is (test/domain/card-html.test.ts checks it does). */
+const NO_MARKUP = /^[^<>&\0]*$/
+
 /** HTML reduced to the allowlist, media left as `media:<mediaID>`. */
 export function sanitizeCardHtml (source: string, options: RenderOptions = {}): string {
+  // most fields of an imported deck are such text: the parser is then not needed
+  if (NO_MARKUP.test(source)) return source
   // the elements inside an audio element are its fallback for old browsers: none is kept
   let audioDepth = 0
   const classes = options.classes === true

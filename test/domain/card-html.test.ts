@@ -71,3 +71,14 @@ test('a card an Anki import made keeps its class names, for its note type\'s CSS
   t.equal(sanitizeCardHtml('<div class="front">a</div><img src="media:dog-1" class="pic">'), '<div>a</div><img src="media:dog-1" />', 'any other card keeps none')
   t.equal(sanitizeCardHtml('<img class="pic">', classes), '', 'an image without a media source goes, class or not')
 })
+
+test('text without markup or character references comes out of the sanitizer as it went in, as its parser gives it back', async (t) => {
+  const { default: fc } = await import('fast-check')
+  // the sanitizer skips its parser for such text; in an element (which the parser reads) the same text comes back unchanged too
+  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }).filter((text) => !/[<>&\0]/.test(text)), (text) =>
+    sanitizeCardHtml(text) === text && sanitizeCardHtml(text, { classes: true }) === text && sanitizeCardHtml(`<b>${text}</b>`) === `<b>${text}</b>`
+  ), { numRuns: 3000 })
+  t.equal(sanitizeCardHtml('a & b'), 'a &amp; b', 'an ampersand goes to the parser, which escapes it')
+  t.equal(sanitizeCardHtml('1 < 2'), '1 &lt; 2')
+  t.equal(sanitizeCardHtml('plain'), 'plain')
+})
