@@ -34,6 +34,7 @@ import mediaSweep from './plugins/media-sweep.js'
 import accountDeletions from './plugins/account-deletions.js'
 import noteTypeRenders from './plugins/note-type-renders.js'
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from './services/note-type-renders.js'
+import { DEFAULT_LARGE_DELETION_SETTINGS, type LargeDeletionSettings } from './services/library.js'
 import { DEFAULT_DELETION_SETTINGS, type DeletionSettings } from './services/account-deletion.js'
 import { mediaLinks } from './domain/media-links.js'
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './services/media.js'
@@ -99,6 +100,8 @@ export interface AppConfig {
   deletions?: Partial<DeletionSettings>
   /** cards rendered again after edit-note-type: how long the request waits, how long an instance holds a rendering; defaults in services/note-type-renders.ts */
   noteTypeRendering?: Partial<RenderSettings>
+  /** delete-folder and delete-flashcard past one transaction of cards: how long the request waits before it answers; default in services/library.ts */
+  largeDeletions?: Partial<LargeDeletionSettings>
   /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
   metrics?: MetricsOptions
 }
@@ -175,7 +178,9 @@ export async function buildApp (config: AppConfig): Promise<FastifyInstance> {
   }, {
     runtime: { instance, log: app.log },
     settings: { ...DEFAULT_DELETION_SETTINGS, ...config.deletions }
-  }, { ...DEFAULT_RENDER_SETTINGS, ...config.noteTypeRendering }))
+  }, { ...DEFAULT_RENDER_SETTINGS, ...config.noteTypeRendering }, { ...DEFAULT_LARGE_DELETION_SETTINGS, ...config.largeDeletions }))
+  // the deletions going on behind their answers stop after their current batch, before the database closes
+  app.addHook('preClose', async () => { await app.services.library.close() })
   await app.register(ankiImports)
   await app.register(metrics, config.metrics ?? {})
   await app.register(mediaSweep, { everySeconds: mediaSettings.sweepEverySeconds })

@@ -34,11 +34,17 @@ export const PlacedFolder = Type.Object({
   path: Type.Array(Type.String(), { description: 'where the folder now is: names from the top, its own last' })
 })
 
+/** Present on the answer to a deletion past one transaction of cards that was not over when answered. */
+const DeletionUnderWay = Type.Optional(Type.Literal('true', {
+  description: 'present when the deletion (past 500 cards, a batch to a transaction) was still going on when the answer came: it goes on behind the answer, and the counts are of what is being deleted; get-library shows it gone once it is over'
+}))
+
 export const DeletedFolder = Type.Object({
   folderID: Id,
   folders: Count('folders were deleted, the folder itself included'),
   flashcards: Count('flashcards were deleted'),
-  cards: Count('cards were deleted; their reviews stay in the log')
+  cards: Count('cards were deleted; their reviews stay in the log'),
+  underWay: DeletionUnderWay
 })
 
 // ---- flashcards
@@ -122,7 +128,8 @@ export const MovedFlashcard = Type.Object({ flashcardID: Id, folderID: Id, folde
 
 export const DeletedFlashcard = Type.Object({
   flashcardID: Id,
-  cards: Count('cards were deleted; their reviews stay in the log')
+  cards: Count('cards were deleted; their reviews stay in the log'),
+  underWay: DeletionUnderWay
 })
 
 // ---- cards

@@ -4,7 +4,7 @@ import { accountRecoveryService } from './account-recovery.js'
 import { ankiExportService } from './anki-export.js'
 import type { MailContext, ServiceContext } from './context.js'
 import { goalsService } from './goals.js'
-import { libraryService } from './library.js'
+import { libraryService, type LargeDeletionSettings } from './library.js'
 import { mediaService } from './media.js'
 import { scheduleService, type FittingSettings } from './schedule.js'
 import type { Fitter } from '../fitting/fitter.js'
@@ -29,9 +29,9 @@ export interface DeletionContext { runtime: DeletionRuntime, settings: DeletionS
 
 /** Every service, on one context. */
 export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext,
-  deletion: DeletionContext, rendering: RenderSettings) {
+  deletion: DeletionContext, rendering: RenderSettings, largeDeletions: LargeDeletionSettings) {
   const noteTypeRenders = noteTypeRenderService(context, deletion.runtime, rendering)
-  const library = libraryService(context, noteTypeRenders)
+  const library = libraryService(context, noteTypeRenders, largeDeletions, deletion.runtime.log)
   const media = mediaService(context)
   const accountDeletion = accountDeletionService(context, deletion.runtime, deletion.settings)
   const search = searchService(context)

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
 import { basicSides, clozeSides, RENDER_VERSION, renderingOf, sideHtml, type RenderOptions } from '../domain/card-html.js'
@@ -192,7 +193,49 @@ async function pageOfCards<Card extends { _id: string, createdOrder: number }, S
  */
 const REMOVAL_BATCH = 500
 
-export function libraryService (context: ServiceContext, renders: NoteTypeRenderService) {
+export interface LargeDeletionSettings {
+  /** how long delete-folder and delete-flashcard wait for a deletion past one transaction before they answer, the rest going on behind the answer */
+  waitMs: number
+}
+
+export const DEFAULT_LARGE_DELETION_SETTINGS: LargeDeletionSettings = { waitMs: 15_000 }
+
+/** Where a deletion that goes on behind its answer tells of a failure. */
+export interface DeletionLog { warn: (details: object, message: string) => void }
+
+export function libraryService (context: ServiceContext, renders: NoteTypeRenderService, deletionSettings: LargeDeletionSettings = DEFAULT_LARGE_DELETION_SETTINGS,
+  log: DeletionLog = { warn: () => {} }) {
+  /** the large deletions under way here, by user and the folder or flashcard deleted: a second request for one waits on it */
+  const deletions = new Map<string, Promise<unknown>>()
+  let closed = false
+
+  function stopping (): Refusal {
+    return new Refusal('service_overloaded', 'the service is stopping: delete it again in a moment (the cards deleted so far stay deleted)', 5)
+  }
+
+  /**
+   * Runs a deletion, waiting for it at most `waitMs` when it is `large` (past one transaction):
+   * its answer once done, or `underWay()`'s, the deletion going on behind the answer (a connection
+   * silent too long is closed, by the service or a proxy). A deletion of the same thing already
+   * under way here is waited for rather than begun again. A refusal, met before anything is
+   * deleted, is answered as it is.
+   */
+  async function behindAnswer<T> (key: string, large: boolean, run: () => Promise<T>, underWay: () => T): Promise<T> {
+    if (!large) return await run()
+    let work = deletions.get(key) as Promise<T> | undefined
+    if (work === undefined) {
+      const begun = run()
+      work = begun.finally(() => { deletions.delete(key) })
+      deletions.set(key, work)
+      // once answered, a failure has no request left to tell: the log has it; the deck is there with fewer cards, to delete again
+      work.catch((error: unknown) => {
+        if (!(error instanceof Refusal)) log.warn({ err: error, key }, 'a deletion going on behind its answer failed; what it had not deleted is still there')
+      })
+    }
+    const waited = await Promise.race([work.then((answer) => ({ answer })), sleep(deletionSettings.waitMs, null, { ref: false })])
+    return waited === null ? underWay() : waited.answer
+  }
+
   /**
    * Reads the user's tree, lets `edit` change it, and writes back what the
    * edit changed, in the user's transaction. An edit that changed nothing (a
@@ -219,12 +262,14 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
    * without cards), its media (those no card shows any more) and its share of the quota with it.
    * Cut off, it leaves the flashcards with fewer cards, to be deleted again. How many it deleted.
    */
-  async function thinOut (userID: string, flashcardIDs: readonly string[]): Promise<number> {
-    const left = await Promise.all(flashcardIDs.map(async (flashcardID) => await context.repositories.cards.countInFlashcard(userID, flashcardID)))
+  async function thinOut (userID: string, flashcardIDs: readonly string[], counted: readonly number[]): Promise<number> {
+    const left = [...counted]
     let total = left.reduce((sum, count) => sum + count, 0)
     let deleted = 0
     for (const [index, flashcardID] of flashcardIDs.entries()) {
       while (total > REMOVAL_BATCH && (left[index] as number) > 0) {
+        // closing: the batches done stay done; the rest waits for the deletion to be asked again
+        if (closed) throw stopping()
         const { removed, unusedFiles } = await context.userTransaction(userID, async (repositories) => {
           const batch = await repositories.cards.someOfFlashcard(userID, flashcardID, REMOVAL_BATCH)
           const removed = await repositories.cards.removeCards(userID, flashcardID, batch.map((card) => card._id))
@@ -241,6 +286,54 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       }
     }
     return deleted
+  }
+
+  /** How many cards each of these flashcards holds. */
+  async function cardCounts (userID: string, flashcardIDs: readonly string[]): Promise<number[]> {
+    return await Promise.all(flashcardIDs.map(async (flashcardID) => await context.repositories.cards.countInFlashcard(userID, flashcardID)))
+  }
+
+  /** A folder deleted whole: the cards of its flashcards first, past what one transaction holds (`counted`, by flashcard), then the folder with the rest. */
+  async function deleteFolderWhole (userID: string, folderID: string, flashcardIDs: readonly string[], counted: readonly number[]) {
+    const thinned = await thinOut(userID, flashcardIDs, counted)
+    const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+      const { cards, users } = repositories
+      const removed = removeFolder(tree, folderID)
+      const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
+      const notes = await cards.keptNotesIn(userID, removed.flashcardIDs)
+      const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
+      await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
+      await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
+      return {
+        answer: {
+          folderID,
+          folders: String(removed.folders),
+          flashcards: String(removed.flashcardIDs.length),
+          cards: String(thinned + deletedCards)
+        },
+        unusedFiles: await releaseMedia(context, repositories, userID, shown)
+      }
+    })
+    await removeFilesAfterwards(context, unusedFiles)
+    return answer
+  }
+
+  /** A flashcard deleted whole: its cards first, past what one transaction holds, then the flashcard with the rest. */
+  async function deleteFlashcardWhole (userID: string, flashcardID: string, counted: readonly number[]) {
+    const thinned = await thinOut(userID, [flashcardID], counted)
+    const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+      const { cards, users } = repositories
+      removeFlashcard(tree, flashcardID)
+      const shown = await mediaShownBy(repositories, userID, [flashcardID])
+      const notes = await cards.keptNotesIn(userID, [flashcardID])
+      const deleted = await cards.removeByFlashcards(userID, [flashcardID])
+      // a note goes with its last card; one with cards in other flashcards stays
+      await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
+      await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
+      return { answer: { flashcardID, cards: String(thinned + deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
+    })
+    await removeFilesAfterwards(context, unusedFiles)
+    return answer
   }
 
   function mediaUrlOf (userID: string): UserMediaUrl {
@@ -376,34 +469,25 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       return { folderID, path }
     },
 
+    /** Stops the deletions going on behind their answers after their current batch, what they deleted staying deleted. */
+    async close (): Promise<void> {
+      closed = true
+      await Promise.allSettled(deletions.values())
+    },
+
     /**
      * Deletes a folder with its subfolders, flashcards and cards; the review
      * log stays, for statistics and goals. Media that only its cards showed,
-     * past its grace, goes in the same transaction.
+     * past its grace, goes in the same transaction. Past one transaction of
+     * cards, the answer comes within `waitMs` (behindAnswer).
      */
     async deleteFolder (userID: string, folderID: string) {
-      // the cards of its flashcards first, past what one transaction holds
-      const thinned = await thinOut(userID, removeFolder(structuredClone(await context.repositories.trees.read(userID)), folderID).flashcardIDs)
-      const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
-        const { cards, users } = repositories
-        const removed = removeFolder(tree, folderID)
-        const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
-        const notes = await cards.keptNotesIn(userID, removed.flashcardIDs)
-        const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
-        await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
-        await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
-        return {
-          answer: {
-            folderID,
-            folders: String(removed.folders),
-            flashcards: String(removed.flashcardIDs.length),
-            cards: String(thinned + deletedCards)
-          },
-          unusedFiles: await releaseMedia(context, repositories, userID, shown)
-        }
-      })
-      await removeFilesAfterwards(context, unusedFiles)
-      return answer
+      const outline = removeFolder(structuredClone(await context.repositories.trees.read(userID)), folderID)
+      const counted = await cardCounts(userID, outline.flashcardIDs)
+      const total = counted.reduce((sum, count) => sum + count, 0)
+      return await behindAnswer(`${userID}/${folderID}`, total > REMOVAL_BATCH, async () => await deleteFolderWhole(userID, folderID, outline.flashcardIDs, counted), () => ({
+        folderID, folders: String(outline.folders), flashcards: String(outline.flashcardIDs.length), cards: String(total), underWay: 'true' as const
+      }))
     },
 
     async renameFlashcard (userID: string, flashcardID: string, name: string) {
@@ -417,24 +501,13 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     },
 
     async deleteFlashcard (userID: string, flashcardID: string) {
-      // its cards first, past what one transaction holds
       flashcardWithPath(await context.repositories.trees.read(userID), flashcardID)
-      const thinned = await thinOut(userID, [flashcardID])
-      const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
-        const { cards, users } = repositories
-        removeFlashcard(tree, flashcardID)
-        const shown = await mediaShownBy(repositories, userID, [flashcardID])
-        const notes = await cards.keptNotesIn(userID, [flashcardID])
-        const deleted = await cards.removeByFlashcards(userID, [flashcardID])
-        // a note goes with its last card; one with cards in other flashcards stays
-        await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
-        await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
-        return { answer: { flashcardID, cards: String(thinned + deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
-      })
-      await removeFilesAfterwards(context, unusedFiles)
-      return answer
+      const counted = await cardCounts(userID, [flashcardID])
+      const total = counted[0] ?? 0
+      return await behindAnswer(`${userID}/${flashcardID}`, total > REMOVAL_BATCH, async () => await deleteFlashcardWhole(userID, flashcardID, counted), () => ({
+        flashcardID, cards: String(total), underWay: 'true' as const
+      }))
     },
-
     /**
      * A flashcard with its folder path and a page of its cards, content and schedule, in
      * creation order: the first page, or the one after `cursor`; with `cardIDs`, only those

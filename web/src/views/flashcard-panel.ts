@@ -77,7 +77,9 @@ function drawFlashcard (heading: HTMLElement, flashcard: Flashcard, folderID: st
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-flashcard', { flashcardID: flashcard.flashcardID })
-          showNotice(`Deleted "${flashcard.flashcardName}" and ${plural(Number(deleted.cards), 'card')}.`)
+          showNotice(deleted.underWay === 'true'
+            ? `Deleting "${flashcard.flashcardName}" and ${plural(Number(deleted.cards), 'card')}: the deck goes once all its cards are deleted, in a few minutes.`
+            : `Deleted "${flashcard.flashcardName}" and ${plural(Number(deleted.cards), 'card')}.`)
           await actions.reload({ kind: 'folder', folderID })
         })
       })])

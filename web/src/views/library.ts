@@ -187,7 +187,9 @@ function folderPanel (panel: HTMLElement, folder: FolderEntry, actions: LibraryA
       (yes) => {
         act(yes, async () => {
           const deleted = await callApi('delete-folder', { folderID })
-          showNotice(`Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'deck')} and ${plural(Number(deleted.cards), 'card')}.`)
+          showNotice(deleted.underWay === 'true'
+            ? `Deleting ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'deck')} and ${plural(Number(deleted.cards), 'card')}: the folder goes once all its cards are deleted, in a few minutes.`
+            : `Deleted ${plural(Number(deleted.folders), 'folder')}, ${plural(Number(deleted.flashcards), 'deck')} and ${plural(Number(deleted.cards), 'card')}.`)
           await actions.reload(parent === undefined ? null : { kind: 'folder', folderID: parent.folderID })
         })
       })])
