@@ -66,7 +66,7 @@ import { explainHotQueries, concernOf, type ExplainRow } from './bench/explain.j
 import { LIBRARY_SIZES, measureLibrary, median, seedLibraries, type LibraryFigures } from './bench/libraries.js'
 import { DECK_CARDS, IMAGE_BYTES, measureMedia, seedMedia, UPLOAD_BYTES, type MediaFigures } from './bench/media.js'
 import { FITTING_REVIEWS, measureFitting, p99, seedFitting, timeFitAlone, type FittingFigures } from './bench/fitting.js'
-import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, measureNoteTypeEdit, seedImport, timeAnkiOwnImport, type AnkiOwnImport, type ImportFigures, type NoteTypeEditFigures } from './bench/anki-import.js'
+import { IMPORT_CARDS, IMPORT_REVLOG, LARGEST, measureImport, measureImportDeletion, measureNoteTypeEdit, seedImport, timeAnkiOwnImport, type AnkiOwnImport, type DeletionFigures, type ImportFigures, type NoteTypeEditFigures } from './bench/anki-import.js'
 import { measureSearch, SEARCH_CARDS, seedSearch, timeFirstSearchAfterUpgrade, type SearchFigures } from './bench/search.js'
 import { loadRun, percentile, post, stopLoad, timeInTurns, type LoadRequest, type LoadResult, type Target } from './bench/load.js'
 import { childPidNamed, cpuSeconds, residentMemory, startCeiling, startService, type Service } from './bench/processes.js'
@@ -708,7 +708,7 @@ function fittingRows (figures: FittingFigures | string): ResultRow[] {
   }]
 }
 
-type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number, anki?: AnkiOwnImport, noteTypeEdit?: NoteTypeEditFigures }) | string
+type ImportRun = (ImportFigures & { packageBytes: number, collectionBytes: number, revlog: number, generateMs: number, anki?: AnkiOwnImport, noteTypeEdit?: NoteTypeEditFigures, deletion?: DeletionFigures }) | string
 
 /**
  * import-anki of the generated collection through HTTP, on a database of its own, with other users
@@ -742,10 +742,16 @@ async function measureImportRun (largest = false): Promise<ImportRun> {
     // then the shape an import leaves for a learner who changes its note type: every card rendered again
     const noteTypeEdit = largest ? undefined : await measureNoteTypeEdit(service.origin)
     if (noteTypeEdit !== undefined) progress(`  edit-note-type of ${noteTypeEdit.name}: ${noteTypeEdit.status} in ${(noteTypeEdit.answeredMs / 1000).toFixed(1)} s, every card rendered again in ${(noteTypeEdit.renderedMs / 1000).toFixed(1)} s${noteTypeEdit.status === 200 ? '' : `: ${noteTypeEdit.answer}`}`)
+    // then the learner deletes it all again, as after an import that went wrong
+    const deletion = largest ? undefined : await measureImportDeletion(service.origin)
+    if (deletion !== undefined) {
+      progress(`  delete-folder of what it brought (${deletion.folders} folders, ${deletion.cards.toLocaleString('en')} cards): answered ${deletion.statuses.join(', ')} in ` +
+        `${deletion.answeredMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} (${deletion.underWay} under way), all gone in ${(deletion.goneMs / 1000).toFixed(1)} s`)
+    }
     await service.stop()
     progress(`  imported in ${(measured.totalMs / 1000).toFixed(1)} s (upload ${(measured.uploadMs / 1000).toFixed(1)} s), service memory at most ${(measured.peakRss / 1024 / 1024).toFixed(0)} MiB; ` +
       `others' get-today-cards p99 ${p99(measured.peersDuring).toFixed(1)} ms during it (${measured.peersDuring.length} requests), ${p99(measured.peersAlone).toFixed(1)} ms without`)
-    return { ...measured, ...seeded, anki, noteTypeEdit }
+    return { ...measured, ...seeded, anki, noteTypeEdit, deletion }
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error)
     progress(`  FAILED: ${failure}`)
@@ -804,7 +810,7 @@ function importRows (figures: ImportRun): ResultRow[] {
     p90: `(median ${median(figures.peersDuring).toFixed(1)} ms)`,
     bar: '< 100 ms',
     met: during < 100 ? 'yes' : 'no'
-  }, ...ankiOwnImportRows(figures), ...noteTypeEditRows(figures)]
+  }, ...ankiOwnImportRows(figures), ...noteTypeEditRows(figures), ...deletionRows(figures)]
 }
 
 /** edit-note-type right after the import: the note type of its cards given a new answer template, every card of it rendered again in one transaction. */
@@ -814,6 +820,16 @@ function noteTypeEditRows (figures: Exclude<ImportRun, string>): ResultRow[] {
   const label = `edit-note-type of the imported note type ${edit.name}, an answer template changed, right after the import: until every one of its ${IMPORT_CARDS.toLocaleString('en')} cards is rendered again (500 notes to a transaction, behind the answer)`
   if (edit.status !== 200) return [{ operation: `${label}: answered ${edit.status} (${edit.answer.slice(0, 200)})`, median: `${(edit.answeredMs / 1000).toFixed(1)} s`, p90: '', bar: 'answers 200', met: 'no' }]
   return [{ operation: `${label}; the answer came in ${(edit.answeredMs / 1000).toFixed(1)} s`, median: `${(edit.renderedMs / 1000).toFixed(1)} s`, p90: '', bar: 'answer < 30 s', met: edit.answeredMs < 30_000 ? 'yes' : 'no' }]
+}
+
+/** delete-folder of all the import brought, right after it: the longest wait for an answer, and until the library is empty. */
+function deletionRows (figures: Exclude<ImportRun, string>): ResultRow[] {
+  const deletion = figures.deletion
+  if (deletion === undefined) return []
+  const longest = Math.max(...deletion.answeredMs)
+  const label = `delete-folder of everything the import brought (${deletion.folders} folder${deletion.folders === 1 ? '' : 's'}, ${deletion.cards.toLocaleString('en')} cards), right after it: until the library is empty (500 cards to a transaction, behind the answer)`
+  if (deletion.statuses.some((status) => status !== 200)) return [{ operation: `${label}: answered ${deletion.statuses.join(', ')}`, median: `${(deletion.goneMs / 1000).toFixed(1)} s`, p90: '', bar: 'answers 200', met: 'no' }]
+  return [{ operation: `${label}; the longest answer came in ${(longest / 1000).toFixed(1)} s${deletion.underWay > 0 ? ', the deletion under way' : ''}`, median: `${(deletion.goneMs / 1000).toFixed(1)} s`, p90: '', bar: 'answer < 30 s', met: longest < 30_000 ? 'yes' : 'no' }]
 }
 
 /** Anki's own import of the same package beside the service's: the issue's aim is at most twice Anki's time. */

@@ -141,3 +141,37 @@ export async function measureNoteTypeEdit (origin: string): Promise<NoteTypeEdit
   }
   return { name: noteType.name, answeredMs, renderedMs: performance.now() - started, status: answer.status, answer: answer.text.slice(0, 300) }
 }
+
+/**
+ * The learner deletes what the import brought, every folder of it at the top of the library, one
+ * after the other, as the page's Delete folder does: how long until each answer, and until the
+ * library holds none of them (a deletion past 500 cards goes on behind its answer).
+ */
+export interface DeletionFigures { cards: number, folders: number, answeredMs: number[], underWay: number, goneMs: number, statuses: number[] }
+
+export async function measureImportDeletion (origin: string): Promise<DeletionFigures> {
+  const token = await login(origin, IMPORTER, PASSWORD)
+  const call = async (operation: string, body: object) => await post(`${origin}/api/${operation}`, JSON.stringify({ jwtToken: token, ...body }))
+  const { folders } = JSON.parse((await call('get-library', {})).text) as { folders: Array<{ folderID: string }> }
+  const answeredMs: number[] = []
+  const statuses: number[] = []
+  let cards = 0
+  let underWay = 0
+  const started = performance.now()
+  for (const { folderID } of folders) {
+    const asked = performance.now()
+    const answer = await call('delete-folder', { folderID })
+    answeredMs.push(performance.now() - asked)
+    statuses.push(answer.status)
+    if (answer.status !== 200) continue
+    const deleted = JSON.parse(answer.text) as { cards: string, underWay?: string }
+    cards += Number(deleted.cards)
+    if (deleted.underWay === 'true') underWay++
+  }
+  for (;;) {
+    const left = JSON.parse((await call('get-library', {})).text) as { folders: unknown[] }
+    if (left.folders.length === 0) break
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { cards, folders: folders.length, answeredMs, underWay, goneMs: performance.now() - started, statuses }
+}
