@@ -293,47 +293,28 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     return await Promise.all(flashcardIDs.map(async (flashcardID) => await context.repositories.cards.countInFlashcard(userID, flashcardID)))
   }
 
-  /** A folder deleted whole: the cards of its flashcards first, past what one transaction holds (`counted`, by flashcard), then the folder with the rest. */
-  async function deleteFolderWhole (userID: string, folderID: string, flashcardIDs: readonly string[], counted: readonly number[]) {
+  /**
+   * Flashcards deleted whole, with what `detach` takes out of the tree (a folder with everything in
+   * it, or one flashcard): their cards first, past what one transaction holds (`counted`, by
+   * flashcard), then in one transaction the tree's change with the rest of the cards, the notes left
+   * without cards (a note with cards in other flashcards stays), the quota of the nodes and cards,
+   * and the media no card shows any more. How many cards went, and what `detach` said.
+   */
+  async function deleteWhole<Removed extends { flashcardIDs: readonly string[], nodes: number }> (userID: string, flashcardIDs: readonly string[],
+    counted: readonly number[], detach: (tree: LibraryTree) => Removed): Promise<{ cards: number, removed: Removed }> {
     const thinned = await thinOut(userID, flashcardIDs, counted)
-    const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+    const { deleted, removed, unusedFiles } = await editTree(userID, async (tree, repositories) => {
       const { cards, users } = repositories
-      const removed = removeFolder(tree, folderID)
+      const removed = detach(tree)
       const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
       const notes = await cards.keptNotesIn(userID, removed.flashcardIDs)
-      const deletedCards = await cards.removeByFlashcards(userID, removed.flashcardIDs)
+      const deleted = await cards.removeByFlashcards(userID, removed.flashcardIDs)
       await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
-      await users.takeFromUsage(userID, { nodes: removed.folders + removed.flashcardIDs.length, cards: deletedCards })
-      return {
-        answer: {
-          folderID,
-          folders: String(removed.folders),
-          flashcards: String(removed.flashcardIDs.length),
-          cards: String(thinned + deletedCards)
-        },
-        unusedFiles: await releaseMedia(context, repositories, userID, shown)
-      }
+      await users.takeFromUsage(userID, { nodes: removed.nodes, cards: deleted })
+      return { deleted, removed, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
     })
     await removeFilesAfterwards(context, unusedFiles)
-    return answer
-  }
-
-  /** A flashcard deleted whole: its cards first, past what one transaction holds, then the flashcard with the rest. */
-  async function deleteFlashcardWhole (userID: string, flashcardID: string, counted: readonly number[]) {
-    const thinned = await thinOut(userID, [flashcardID], counted)
-    const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
-      const { cards, users } = repositories
-      removeFlashcard(tree, flashcardID)
-      const shown = await mediaShownBy(repositories, userID, [flashcardID])
-      const notes = await cards.keptNotesIn(userID, [flashcardID])
-      const deleted = await cards.removeByFlashcards(userID, [flashcardID])
-      // a note goes with its last card; one with cards in other flashcards stays
-      await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
-      await users.takeFromUsage(userID, { nodes: 1, cards: deleted })
-      return { answer: { flashcardID, cards: String(thinned + deleted) }, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
-    })
-    await removeFilesAfterwards(context, unusedFiles)
-    return answer
+    return { cards: thinned + deleted, removed }
   }
 
   function mediaUrlOf (userID: string): UserMediaUrl {
@@ -485,7 +466,13 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       const outline = removeFolder(structuredClone(await context.repositories.trees.read(userID)), folderID)
       const counted = await cardCounts(userID, outline.flashcardIDs)
       const total = counted.reduce((sum, count) => sum + count, 0)
-      return await behindAnswer(`${userID}/${folderID}`, total > REMOVAL_BATCH, async () => await deleteFolderWhole(userID, folderID, outline.flashcardIDs, counted), () => ({
+      return await behindAnswer(`${userID}/${folderID}`, total > REMOVAL_BATCH, async () => {
+        const { cards, removed } = await deleteWhole(userID, outline.flashcardIDs, counted, (tree) => {
+          const removed = removeFolder(tree, folderID)
+          return { ...removed, nodes: removed.folders + removed.flashcardIDs.length }
+        })
+        return { folderID, folders: String(removed.folders), flashcards: String(removed.flashcardIDs.length), cards: String(cards) }
+      }, () => ({
         folderID, folders: String(outline.folders), flashcards: String(outline.flashcardIDs.length), cards: String(total), underWay: 'true' as const
       }))
     },
@@ -504,7 +491,13 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       flashcardWithPath(await context.repositories.trees.read(userID), flashcardID)
       const counted = await cardCounts(userID, [flashcardID])
       const total = counted[0] ?? 0
-      return await behindAnswer(`${userID}/${flashcardID}`, total > REMOVAL_BATCH, async () => await deleteFlashcardWhole(userID, flashcardID, counted), () => ({
+      return await behindAnswer(`${userID}/${flashcardID}`, total > REMOVAL_BATCH, async () => {
+        const { cards } = await deleteWhole(userID, [flashcardID], counted, (tree) => {
+          removeFlashcard(tree, flashcardID)
+          return { flashcardIDs: [flashcardID], nodes: 1 }
+        })
+        return { flashcardID, cards: String(cards) }
+      }, () => ({
         flashcardID, cards: String(total), underWay: 'true' as const
       }))
     },
