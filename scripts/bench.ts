@@ -1193,6 +1193,24 @@ function dataDescription (marker: Marker): string {
 
 // ---- the run
 
+/** `BENCH_ONLY=<step>` of a step on the bench data (step 1, without explaining the queries): its rows written as a section of their own, and printed. */
+async function writeDataSection (step: string, title: string, measure: (data: BenchData) => Promise<ResultRow[]>, method: string): Promise<void> {
+  const date = new Date()
+  const machineLine = machine()
+  const database = await databaseDescription()
+  const data = await prepareData(false)
+  const rows = await measure(data)
+  const lines = [
+    `Written by \`BENCH_ONLY=${step} npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
+    `Machine: ${machineLine}`,
+    `Database: ${database}`,
+    `Data: ${dataDescription(data.marker)}`,
+    `Method: ${method}`
+  ]
+  await writeSection(REPORT, title, lines, rows)
+  console.log(`\n${resultsTable(rows)}\n`)
+}
+
 async function main (): Promise<void> {
   if (process.env.BENCH_ONLY === 'search') {
     const date = new Date()
@@ -1216,41 +1234,17 @@ async function main (): Promise<void> {
     return
   }
   if (process.env.BENCH_ONLY === 'backup') {
-    const date = new Date()
-    const machineLine = machine()
-    const database = await databaseDescription()
-    const data = await prepareData(false)
-    const rows = backupRows(await measureBackupRun(data), data.marker)
-    const lines = [
-      `Written by \`BENCH_ONLY=backup npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
-      `Machine: ${machineLine}`,
-      `Database: ${database}`,
-      `Data: ${dataDescription(data.marker)}`,
-      'Method: `npm run backup` and `npm run restore` each run as npm runs them (node on the script, a process of its own); the backup on the service as `npm start` runs it on the bench data, ' +
+    await writeDataSection('backup', 'Backup and restore', async (data) => backupRows(await measureBackupRun(data), data.marker),
+      '`npm run backup` and `npm run restore` each run as npm runs them (node on the script, a process of its own); the backup on the service as `npm start` runs it on the bench data, ' +
         'reaching its database at the address the service keeps in DATA_DIR; the restore into a new DATA_DIR, starting its own embedded database. Memory is VmRSS from /proc, read every 100 ms. ' +
         'Beside the backup, one client reads the 100-card user\'s today\'s cards and another reviews cards of the 10k-card user due long after today, each one request after another; then the same for as long without a backup. ' +
-        'The bench data holds no media (test/backup-under-writes.test.ts backs up and restores media).'
-    ]
-    await writeSection(REPORT, 'Backup and restore', lines, rows)
-    console.log(`\n${resultsTable(rows)}\n`)
+        'The bench data holds no media (test/backup-under-writes.test.ts backs up and restores media).')
     return
   }
   if (process.env.BENCH_ONLY === 'migrations') {
-    const date = new Date()
-    const machineLine = machine()
-    const database = await databaseDescription()
-    const data = await prepareData(false)
-    const rows = migrationRows(await measureMigrationsRun(), data.marker)
-    const lines = [
-      `Written by \`BENCH_ONLY=migrations npm run bench\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC; a full run puts these rows in the table above.`,
-      `Machine: ${machineLine}`,
-      `Database: ${database}`,
-      `Data: ${dataDescription(data.marker)}`,
-      'Method: the bench data\'s files copied (its database stopped), the record of the steps done removed from the copy, and the steps run by `migrate` as a start-up of the service runs them, ' +
-        'in the benchmark\'s process on the embedded database started on the copy; each step\'s time is the one its run logs ("migration N name done in X ms"). The copy goes afterwards.'
-    ]
-    await writeSection(REPORT, 'Migrations', lines, rows)
-    console.log(`\n${resultsTable(rows)}\n`)
+    await writeDataSection('migrations', 'Migrations', async (data) => migrationRows(await measureMigrationsRun(), data.marker),
+      'the bench data\'s files copied (its database stopped), the record of the steps done removed from the copy, and the steps run by `migrate` as a start-up of the service runs them, ' +
+        'in the benchmark\'s process on the embedded database started on the copy; each step\'s time is the one its run logs ("migration N name done in X ms"). The copy goes afterwards.')
     return
   }
   if (process.env.BENCH_ONLY === 'import') {
