@@ -184,7 +184,7 @@ test('search: cards found by what they show, whatever the case and accents; a re
   t.ok(await page.$eval('#card-list .card-found', (item) => item === document.activeElement), 'with the focus on it')
   t.same(await page.$$eval('#card-list .card-item', (items) => items.map((item) => item.getAttribute('data-card-id'))), songs.cardIDs,
     'the deck shows all its 1,001 cards, in the order they were made')
-  t.equal(await page.$eval('#library-panel .panel-path', (path) => path.textContent), 'Deck in Music › Spanish · 1001 cards', 'and counts them all')
+  t.equal(await page.$eval('#library-panel .panel-path', (path) => path.textContent), 'Deck in Music › Spanish · 1,001 cards', 'and counts them all')
   t.equal(await page.$('#cards-loading'), null, 'with nothing more said to be loading')
 
   await page.$eval('#search-query', (input) => { (input as HTMLInputElement).value = '' })

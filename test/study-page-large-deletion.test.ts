@@ -20,7 +20,7 @@ test('a large deck deleted on the page: the notice says it is being deleted, and
   await click(page, '#library-panel .danger-zone button.danger')
   await page.waitForFunction(() => (document.querySelector('#notice-message')?.textContent ?? '') !== '')
   const notice = await page.$eval('#notice-message', (element) => element.textContent)
-  t.equal(notice, 'Deleting "Huge" and 1200 cards: the deck goes once all its cards are deleted, in a few minutes.',
+  t.equal(notice, 'Deleting "Huge" and 1,200 cards: the deck goes once all its cards are deleted, in a few minutes.',
     'the notice says the deletion goes on, not that it is over')
   if (process.env.STUDY_PAGE_SCREENSHOTS === '1') {
     await page.evaluate(() => { document.querySelector('#notice-message')?.scrollIntoView({ block: 'start' }) })

@@ -23,7 +23,9 @@ export const withoutChromium = existsSync(CHROMIUM) || process.env.CI === 'true'
 // flags that keep headless Chromium off the network and out of the way; sounds may start
 // without a click, as a browser the user has let play them does
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--autoplay-policy=no-user-gesture-required', '--mute-audio']
+  '--disable-sync', '--autoplay-policy=no-user-gesture-required', '--mute-audio',
+  // numbers are written as the reader's language writes them (plural): the tests read English
+  '--lang=en-US']
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 

@@ -99,8 +99,9 @@ export function isTyping (target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement
 }
 
+/** "1 card", "1,200 cards": the count as the reader's language writes numbers. */
 export function plural (count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
+  return `${count.toLocaleString()} ${count === 1 ? one : many}`
 }
 
 /**
