@@ -14,6 +14,7 @@ import type { UserCalendar } from '../domain/calendar.js'
 import type { SiblingBurying } from '../domain/card-states.js'
 import { createFolderPath, addFlashcard, folderAtPath, type LibraryTree } from '../domain/library-tree.js'
 import { newId } from '../domain/ids.js'
+import { noteGuid } from '../domain/anki/export.js'
 import { checkedNoteType, noteTypeIdOf, noteTypeOf, type NoteTypeContent } from '../domain/note-types.js'
 import { MAX_MEDIA_BYTES, SNIFF_BYTES } from '../domain/media.js'
 import { MAX_CARD_HISTORY, MAX_CARD_TEXT, MAX_NOTE_TEXT, MAX_NOTE_TYPES } from '../domain/limits.js'
@@ -264,11 +265,28 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     }
     guids = []
   }
+  /** the package's guids that no card of the user carries */
+  const unmatched = new Set<string>()
   for (const guid of rows.guids()) {
     guids.push(guid)
+    unmatched.add(guid)
     if (guids.length >= GUID_BATCH) await lookUp()
   }
   await lookUp()
+  for (const guid of existing.keys()) unmatched.delete(guid)
+  // cards made here come back in a package this account exported (studied in Anki meanwhile, say) under
+  // the guids the export gave them (noteGuid: of the card, or of a cloze card's note), which they do not
+  // carry: found by them, they are brought up to date as an earlier import's cards are, never added twice
+  if (unmatched.size > 0) {
+    for await (const card of repositories.cards.withoutAnkiNote(userID)) {
+      const guid = noteGuid(card.noteID ?? card._id)
+      if (!unmatched.has(guid)) continue
+      let byOrd = existing.get(guid)
+      if (byOrd === undefined) existing.set(guid, byOrd = new Map())
+      // the export's ord: a cloze card's number less one, the one card of a Basic note's 0
+      byOrd.set(card.clozeNumber === undefined ? 0 : card.clozeNumber - 1, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
+    }
+  }
 
   // where the decks go: checked on a copy of the tree now, made for real when the plan is applied
   // a card whose deck the collection lacks goes to Anki's Default deck, where Anki's Check Database puts it
@@ -435,7 +453,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
             userID,
             cardID: earlier._id,
             flashcardID: earlier.flashcardID,
-            content: { ...rest, noteTypeID, noteID, ankiID: card.id, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
+            // the guid and ord too: a card made here, found by the guid its export gave it, carries them from now on
+            content: { ...rest, noteTypeID, noteID, ankiID: card.id, ankiGuid: note.guid, ankiOrd: card.ord, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) },
             unset: [...(html === undefined ? ['html'] : []), ...(media === undefined ? ['media'] : [])]
           })
           updated++

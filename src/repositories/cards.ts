@@ -668,6 +668,15 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /**
+     * The user's cards that no Anki note names (no `ankiGuid`): the cards made here, which an
+     * export writes under guids of their own (domain/anki/export.ts, noteGuid). Every card of the
+     * user is read (index user_flashcard's prefix), a few thousand at a time.
+     */
+    async * withoutAnkiNote (userID: string): AsyncGenerator<Pick<CardDocument, '_id' | 'noteID' | 'clozeNumber' | 'flashcardID'>> {
+      yield * cards.find({ userID, ankiGuid: { $exists: false } }, { projection: { _id: 1, noteID: 1, clozeNumber: 1, flashcardID: 1 }, batchSize: 5000, session })
+    },
+
+    /**
      * Gives the cards staged under `from` to the user, a flashcard at a time, at most its `batch`
      * cards a write, so that each write stays short whatever the cards hold (one that rewrites
      * hundreds of megabytes of cards outlasts the database's answer time). The last `batch` of a
