@@ -4,12 +4,13 @@
 // an import under way is found again after a reload, and forgotten at logout. With
 // STUDY_PAGE_SCREENSHOTS=1 it writes docs/study-page-anki-import.png and its -375 twin.
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { test } from 'tap'
 import { databaseOf, expectOk } from './helpers/app.js'
 import { FIXTURES } from './helpers/anki.js'
-import type { ImportStatus } from './helpers/anki-import.js'
+import { importAnki, type ImportStatus } from './helpers/anki-import.js'
 import { click, docsScreenshot, openStudyPage, pageIsNoWiderThan, withoutChromium, type StudyPage } from './helpers/study-page.js'
 
 // every import starts a worker thread of its own, slow on a busy machine
@@ -104,6 +105,24 @@ test('an Anki package imported into a folder: the upload\'s progress, the import
   t.ok(await page.$('.tree-item-folder[data-name="Langues"]') !== null, 'the decks are folders inside it')
 
   t.same(await study.cspViolations(), [], 'no policy violations')
+  t.same(study.consoleErrors, [], 'no console errors')
+})
+
+test('a package imported again: the notes the learner has stay as they are, or take the package\'s text when the box says so', BROWSER_TEST, async (t) => {
+  const study = await openStudyPage(t, import.meta.filename)
+  const { page, app, token } = study
+  t.equal((await importAnki(app, token, await readFile(COLLECTION))).state, 'done')
+  await page.reload({ waitUntil: 'load' })
+  await openImport(page)
+  t.notOk(await page.$eval('#anki-always-update', (box) => (box as HTMLInputElement).checked), 'notes changed here since are kept unless ticked')
+  for (const [tick, said] of [[false, /were left as they are: .*tick "Replace notes I have with the package's, even ones I changed here since" and import it again/], [true, /were updated rather than added again/]] as const) {
+    if (tick) await click(page, '#anki-always-update')
+    const started = await startImport(study, COLLECTION)
+    t.equal(started.status, 202)
+    await page.waitForSelector('#anki-import-result:not([hidden]) #anki-import-counts', { timeout: 180_000 })
+    t.match((await page.$$eval('#anki-warnings li', (items) => items.map((item) => item.textContent))).join(' '), said, tick ? 'ticked, the package\'s text is taken' : 'unticked, the notes stay')
+    await click(page, '#anki-import-again')
+  }
   t.same(study.consoleErrors, [], 'no console errors')
 })
 

@@ -11,6 +11,9 @@ import { decodeEntities, renderCard } from './anki/templates.js'
 import { holdsOcclusions, occlusionSides } from './image-occlusion.js'
 import { CardState, newSchedule, type CardSchedule, type Rating } from './scheduling.js'
 
+/** Which notes the user has already an import brings up to date: those changed later in the package than here (Anki's default), or all it holds. */
+export type UpdateNotes = 'ifNewer' | 'always'
+
 /** Where a deck's own cards go: a flashcard of this name in the folder at this path. */
 export interface DeckPlacement {
   folder: string[]

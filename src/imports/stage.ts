@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { dirname } from 'node:path'
 import type { Db } from 'mongodb'
 import { openAnkiPackage, type OpenedPackage } from '../anki/package-file.js'
-import { answersIn, cardContentOf, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
+import { answersIn, cardContentOf, type UpdateNotes, cardScheduler, deckPlacements, homeDeckOf, historyOf, mediaNamesIn, presetOf, presetParameters, standingOf, withMediaIds } from '../domain/anki-import.js'
 import type { AnkiCard, AnkiDeck, AnkiNotetype } from '../domain/anki/collection.js'
 import type { UserCalendar } from '../domain/calendar.js'
 import type { SiblingBurying } from '../domain/card-states.js'
@@ -33,6 +33,9 @@ import type { NoteDocument } from '../repositories/notes.js'
 import { storedNoteContent } from '../services/library.js'
 import { sniffedType } from '../services/media.js'
 
+/** A card the user has already, of a note the package holds: where it is, and when its content was last changed (epoch seconds). */
+interface HeldCard { _id: string, flashcardID: string, noteID?: string, modified: number }
+
 export interface StageJob {
   importID: string
   userID: string
@@ -40,6 +43,8 @@ export interface StageJob {
   path: string
   folder: string[]
   withScheduling: boolean
+  /** a note the user has already: brought up to date when the package's is newer (Anki's default), or always */
+  updateNotes: UpdateNotes
   calendar: UserCalendar
   /** epoch ms: the import's "now" */
   now: number
@@ -254,15 +259,21 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   counts.media = mediaIDs.size
   await progress(10, counts)
 
-  // notes the user has from an earlier import, by guid: their cards are updated, not added
-  const existing = new Map<string, Map<number, { _id: string, flashcardID: string, noteID?: string }>>()
+  // notes the user has already, by guid: their cards are brought up to date, not added
+  const existing = new Map<string, Map<number, HeldCard>>()
+  const hold = (guid: string, ord: number, card: Pick<CardDocument, '_id' | 'flashcardID' | 'noteID' | 'modified' | 'createdAt'>): void => {
+    let byOrd = existing.get(guid)
+    if (byOrd === undefined) existing.set(guid, byOrd = new Map())
+    byOrd.set(ord, {
+      _id: card._id,
+      flashcardID: card.flashcardID,
+      ...(card.noteID === undefined ? {} : { noteID: card.noteID }),
+      modified: Math.floor((card.modified ?? card.createdAt).getTime() / 1000)
+    })
+  }
   let guids: string[] = []
   const lookUp = async (): Promise<void> => {
-    for (const card of await repositories.cards.ofAnkiNotes(userID, guids)) {
-      let byOrd = existing.get(card.ankiGuid as string)
-      if (byOrd === undefined) existing.set(card.ankiGuid as string, byOrd = new Map())
-      byOrd.set(card.ankiOrd as number, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
-    }
+    for (const card of await repositories.cards.ofAnkiNotes(userID, guids)) hold(card.ankiGuid as string, card.ankiOrd as number, card)
     guids = []
   }
   /** the package's guids that no card of the user carries */
@@ -280,12 +291,18 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   if (unmatched.size > 0) {
     for await (const card of repositories.cards.withoutAnkiNote(userID)) {
       const guid = noteGuid(card.noteID ?? card._id)
-      if (!unmatched.has(guid)) continue
-      let byOrd = existing.get(guid)
-      if (byOrd === undefined) existing.set(guid, byOrd = new Map())
       // the export's ord: a cloze card's number less one, the one card of a Basic note's 0
-      byOrd.set(card.clozeNumber === undefined ? 0 : card.clozeNumber - 1, { _id: card._id, flashcardID: card.flashcardID, ...(card.noteID === undefined ? {} : { noteID: card.noteID }) })
+      if (unmatched.has(guid)) hold(guid, card.clozeNumber === undefined ? 0 : card.clozeNumber - 1, card)
     }
+  }
+  // a card of a note (an import's or add-note's) was last changed when its note was
+  const heldNotes = [...new Set([...existing.values()].flatMap((byOrd) => [...byOrd.values()].flatMap((card) => card.noteID === undefined ? [] : [card.noteID])))]
+  const notesModified = new Map<string, number>()
+  for (let start = 0; start < heldNotes.length; start += GUID_BATCH) {
+    for (const [noteID, modified] of await repositories.notes.modifiedOf(userID, heldNotes.slice(start, start + GUID_BATCH))) notesModified.set(noteID, modified)
+  }
+  for (const byOrd of existing.values()) {
+    for (const card of byOrd.values()) card.modified = (card.noteID === undefined ? undefined : notesModified.get(card.noteID)) ?? card.modified
   }
 
   // where the decks go: checked on a copy of the tree now, made for real when the plan is applied
@@ -352,6 +369,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let noteBatch: NoteDocument[] = []
   let staged = 0
   let updated = 0
+  /** cards of notes the user has that were not changed in the package since they were here */
+  let left = 0
   let suspended = 0
   let buried = 0
   let buriedUntil: Date | undefined
@@ -415,11 +434,16 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
       const noteTypeID = noteTypeIDOf(notetype)
       const matched = existing.get(note.guid)
+      // a note the user has is brought up to date when the package's was changed after it (as Anki's importer does by
+      // default), so that an older package never undoes an edit made here; or always, when the learner asks for it
+      const update = matched === undefined || job.updateNotes === 'always' || note.modified > Math.max(...[...matched.values()].map((card) => card.modified))
       // the note: the one its cards had from an earlier import, brought up to date, or a new one
       const earlierNoteID = [...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID
       const noteID = earlierNoteID ?? newId()
+      // a note left as it is gains the cards it has in the package and not here (a template added in Anki), which need a note if it has none
+      const written = update || (earlierNoteID === undefined && noteCards.some((card) => matched?.has(card.ord) !== true))
       // a new note is the user's at once (no card of theirs names it until the import is kept); one brought up to date is staged
-      noteBatch.push({
+      if (written) noteBatch.push({
         _id: earlierNoteID === undefined ? noteID : newId(),
         ...(earlierNoteID === undefined ? { importID } : { replaces: earlierNoteID }),
         userID: earlierNoteID === undefined ? userID : owner,
@@ -444,6 +468,10 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         const standing = standingOf(card, now, calendar)
         const earlier = matched?.get(card.ord)
         counts.cards += 1
+        if (earlier !== undefined && !update) {
+          left++
+          continue
+        }
         if (earlier !== undefined) {
           const { html, media, ...rest } = stored.stored
           contentTotal += contentCharacters(stored.stored)
@@ -544,7 +572,11 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   for (const name of skippedNames) missingMedia.delete(name)
   if (missingMedia.size > 0) warnings.push(`${missingMedia.size} media file${missingMedia.size === 1 ? '' : 's'} the notes show ${missingMedia.size === 1 ? 'is' : 'are'} not in the package: ${[...missingMedia].slice(0, 10).join(', ')}`)
   if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki: buried here too, until tomorrow`)
-  if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes imported before ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
+  if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes the account has ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
+  if (left > 0) {
+    warnings.push(`${left} card${left === 1 ? '' : 's'} of notes the account has ${left === 1 ? 'was' : 'were'} left as ${left === 1 ? 'it is' : 'they are'}: the package's notes were not changed ` +
+      'after they were last changed here (to take the package\'s text all the same, import it with updateNotes=always)')
+  }
 
   // the preset most cards use: its parameters, desired retention and sibling burying become the user's
   let parameters: number[] | undefined

@@ -63,6 +63,13 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   /** creation order, for the new-card queue (time in ms x 1000 + position in its batch) */
   createdOrder: number
   createdAt: Date
+  /**
+   * when its content was last changed here (edit-card, a cloze note's edit or one of its cards
+   * deleted); absent until then, the card's createdAt standing for it. Of a card of a note, the
+   * note's `modified` is the one that counts. An export writes it, and an import compares it, as
+   * Anki compares a note's modification time: the newer side's content wins
+   */
+  modified?: Date
   /** bumped by every review: a review only applies to the version it was computed from */
   version: number
   lastReviewID: string | null
@@ -511,14 +518,15 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     /**
      * Gives cards new content (text, format, rendered sides, media), and leaves
      * their schedules alone. Rendered sides absent: none kept (plain text).
+     * `modified`: the time of a change made here, which the cards keep (CardDocument.modified).
      */
-    async setContents (userID: string, flashcardID: string, changes: ReadonlyArray<{ cardID: string, content: CardContent }>): Promise<void> {
+    async setContents (userID: string, flashcardID: string, changes: ReadonlyArray<{ cardID: string, content: CardContent }>, modified?: Date): Promise<void> {
       if (changes.length === 0) return
       await cards.bulkWrite(changes.map(({ cardID, content }) => {
         const { html, media, ...rest } = content
         // a side without html, or without media, loses the field rather than keep the old one
         const unset: Partial<Record<'html' | 'media', ''>> = { ...(html === undefined ? { html: '' } : {}), ...(media === undefined ? { media: '' } : {}) }
-        const set = { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }) }
+        const set = { ...rest, ...(html === undefined ? {} : { html }), ...(media === undefined ? {} : { media }), ...(modified === undefined ? {} : { modified }) }
         return {
           updateOne: {
             filter: { _id: cardID, userID, flashcardID },
@@ -662,9 +670,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     /** The user's cards imported from notes of these guids. Index user_flashcard (its prefix). */
-    ofAnkiNotes (userID: string, guids: readonly string[]): Promise<Array<Pick<CardDocument, '_id' | 'flashcardID' | 'ankiGuid' | 'ankiOrd' | 'noteID'>>> {
+    ofAnkiNotes (userID: string, guids: readonly string[]): Promise<Array<Pick<CardDocument, '_id' | 'flashcardID' | 'ankiGuid' | 'ankiOrd' | 'noteID' | 'modified' | 'createdAt'>>> {
       if (guids.length === 0) return Promise.resolve([])
-      return cards.find({ userID, ankiGuid: { $in: [...guids] } }, { projection: { _id: 1, flashcardID: 1, ankiGuid: 1, ankiOrd: 1, noteID: 1 }, ...oneBatch(100_000), session }).toArray()
+      return cards.find({ userID, ankiGuid: { $in: [...guids] } }, { projection: { _id: 1, flashcardID: 1, ankiGuid: 1, ankiOrd: 1, noteID: 1, modified: 1, createdAt: 1 }, ...oneBatch(100_000), session }).toArray()
     },
 
     /**
@@ -672,8 +680,8 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * export writes under guids of their own (domain/anki/export.ts, noteGuid). Every card of the
      * user is read (index user_flashcard's prefix), a few thousand at a time.
      */
-    async * withoutAnkiNote (userID: string): AsyncGenerator<Pick<CardDocument, '_id' | 'noteID' | 'clozeNumber' | 'flashcardID'>> {
-      yield * cards.find({ userID, ankiGuid: { $exists: false } }, { projection: { _id: 1, noteID: 1, clozeNumber: 1, flashcardID: 1 }, batchSize: 5000, session })
+    async * withoutAnkiNote (userID: string): AsyncGenerator<Pick<CardDocument, '_id' | 'noteID' | 'clozeNumber' | 'flashcardID' | 'modified' | 'createdAt'>> {
+      yield * cards.find({ userID, ankiGuid: { $exists: false } }, { projection: { _id: 1, noteID: 1, clozeNumber: 1, flashcardID: 1, modified: 1, createdAt: 1 }, batchSize: 5000, session })
     },
 
     /**

@@ -1,4 +1,5 @@
 import type { ClientSession, Db, ObjectId } from 'mongodb'
+import type { UpdateNotes } from '../domain/anki-import.js'
 import type { LocalDay, UserCalendar } from '../domain/calendar.js'
 import type { SiblingBurying } from '../domain/card-states.js'
 
@@ -73,7 +74,8 @@ export interface ImportDocument {
   error?: { code: string, message: string }
   /** how the import ended after a restart: finished, or cleaned away */
   recovered?: 'finished' | 'cleaned'
-  request: { folder: string[], withScheduling: boolean, fileName: string, path: string }
+  /** updateNotes absent: an import queued before it was asked for, which takes the default */
+  request: { folder: string[], withScheduling: boolean, updateNotes?: UpdateNotes, fileName: string, path: string }
   /** the instance running it, and until when it holds the import without renewing */
   holder: string
   until: Date

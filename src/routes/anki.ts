@@ -12,16 +12,20 @@ import { importStatus } from '../services/anki-import.js'
 const FORM_ALLOWANCE = 512 * 1024
 
 const form = formReader({
-  after: 'the fields folder (one per name, or none) and withScheduling (optional), then the .apkg or .colpkg file',
+  after: 'the fields folder (one per name, or none), withScheduling and updateNotes (optional), then the .apkg or .colpkg file',
   tooMuch: 'fields or files than an import takes'
 })
 const { invalidForm, formRefusal } = form
 
-function importFields (fields: { folder: string[], withScheduling?: string }): ImportAnkiFields {
+function importFields (fields: { folder: string[], withScheduling?: string, updateNotes?: string }): ImportAnkiFields {
   if (fields.withScheduling !== undefined && fields.withScheduling !== 'true' && fields.withScheduling !== 'false') {
     throw new Refusal('invalid_field', `withScheduling: send true or false, not ${JSON.stringify(fields.withScheduling.slice(0, 20))}`)
   }
-  const checked = { folder: fields.folder, withScheduling: fields.withScheduling !== 'false' }
+  const updateNotes = fields.updateNotes ?? 'ifNewer'
+  if (updateNotes !== 'ifNewer' && updateNotes !== 'always') {
+    throw new Refusal('invalid_field', `updateNotes: send ifNewer or always, not ${JSON.stringify(updateNotes.slice(0, 20))}`)
+  }
+  const checked: ImportAnkiFields = { folder: fields.folder, withScheduling: fields.withScheduling !== 'false', updateNotes }
   const first = Value.Errors(ImportAnkiFields, checked).First()
   if (first !== undefined) {
     const field = first.path.slice(1).replaceAll('/', '.') || 'the form'
@@ -104,10 +108,11 @@ const anki: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => () => true,
       schema: {
         summary: 'Import an Anki package (.apkg or .colpkg) in the background',
-        description: 'multipart/form-data: jwtToken, then folder (optional, repeated) and withScheduling (optional, default true), then the file (at most 1 GiB). ' +
+        description: 'multipart/form-data: jwtToken, then folder (optional, repeated), withScheduling (optional, default true) and updateNotes (optional, default ifNewer), then the file (at most 1 GiB). ' +
           'Answers 202 with an importID as soon as the file is saved; get-import-status follows the import. All of an import becomes visible at once, or nothing of it. ' +
           'Decks A::B::C become nested folders, each deck\'s own cards a flashcard; note types and templates are rendered as Anki renders them; media, tags, ' +
-          'schedules, memory states and the review history come over; a note imported before (same guid) is updated rather than added again.',
+          'schedules, memory states and the review history come over; a note the account has already (same guid, an earlier import\'s or exported from here) is updated ' +
+          'rather than added again, when the package\'s was changed after it was last changed here (or always, with updateNotes=always).',
         tags: ['anki'],
         consumes: ['multipart/form-data'],
         body: ImportAnkiForm,
@@ -118,12 +123,13 @@ const anki: FastifyPluginAsyncTypebox = async (app) => {
         const { account, nextPart } = await form.open(app, request, reply)
         // the account's place is taken (or refused) before the rest of the form is read
         const started = await ankiImport.start(account, async () => {
-          const fields: { folder: string[], withScheduling?: string } = { folder: [] }
+          const fields: { folder: string[], withScheduling?: string, updateNotes?: string } = { folder: [] }
           let part = await nextPart()
           for (; part.done !== true && part.value.type === 'field'; part = await nextPart()) {
             const value = String(part.value.value).normalize('NFC')
             if (part.value.fieldname === 'folder') fields.folder.push(value)
             else if (part.value.fieldname === 'withScheduling') fields.withScheduling = value.trim().toLowerCase()
+            else if (part.value.fieldname === 'updateNotes') fields.updateNotes = value.trim()
           }
           if (part.done === true || part.value.type !== 'file') throw invalidForm('the form has no file after its fields')
           return {

@@ -6,7 +6,8 @@ import { Name } from './library.js'
 /** The fields of import-anki's form, checked once they have arrived, before the file is read. */
 export const ImportAnkiFields = Type.Object({
   folder: Type.Array(Name, { maxItems: MAX_FOLDER_DEPTH }),
-  withScheduling: Type.Boolean()
+  withScheduling: Type.Boolean(),
+  updateNotes: Type.Union([Type.Literal('ifNewer'), Type.Literal('always')])
 })
 export type ImportAnkiFields = Static<typeof ImportAnkiFields>
 
@@ -18,8 +19,12 @@ export const ImportAnkiForm = Type.Object({
     description: 'an existing folder to import into: one field folder for each name of its path, from the top, in order; none: the decks become top-level folders'
   })),
   withScheduling: Type.Optional(Type.String({ enum: ['true', 'false'], description: 'true (the default): schedules, memory states and the review history come over; false: every card arrives new, without history' })),
+  updateNotes: Type.Optional(Type.String({
+    enum: ['ifNewer', 'always'],
+    description: 'ifNewer (the default, as in Anki): a note the account has already takes the package\'s text only when the package\'s note was changed after it was last changed here; always: whenever'
+  })),
   file: Type.String({ format: 'binary', description: 'the .apkg or .colpkg file, at most 1 GiB' })
-}, { description: 'multipart/form-data, in this order: the field jwtToken, the fields folder (one per name) and withScheduling, then the file' })
+}, { description: 'multipart/form-data, in this order: the field jwtToken, the fields folder (one per name), withScheduling and updateNotes, then the file' })
 
 export const ImportStarted = Type.Object({
   importID: Id

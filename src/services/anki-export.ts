@@ -215,7 +215,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
                 guid: noteGuid(card.noteID ?? card._id, card.ankiGuid),
                 kind: own === undefined ? kind : { notetypeId: own.ankiID },
                 fields: noteFields(card, fileOf),
-                modified: Math.floor(now.getTime() / 1000),
+                // when its text was last changed here: Anki then keeps a note edited there since, as it keeps any newer note
+                modified: Math.floor((card.modified ?? card.createdAt).getTime() / 1000),
                 ...(card.tags === undefined ? {} : { tags: card.tags })
               })
             }

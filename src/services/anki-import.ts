@@ -19,6 +19,7 @@ import { Refusal } from '../domain/refusals.js'
 import { importWorker } from '../imports/importer.js'
 import { importFolders } from '../imports/temporary-folders.js'
 import type { StagedImport } from '../imports/stage.js'
+import type { UpdateNotes } from '../domain/anki-import.js'
 import type { CardContent } from '../repositories/cards.js'
 import { isDuplicateKey } from '../repositories/duplicate-key.js'
 import type { Repositories } from '../repositories/index.js'
@@ -65,6 +66,7 @@ function handOverBatch (flashcard: PlannedFlashcard): number {
 export interface AnkiImportRequest {
   folder: string[]
   withScheduling: boolean
+  updateNotes: UpdateNotes
   fileName: string
 }
 
@@ -139,7 +141,7 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         percent: 0,
         counts: { cards: 0, notes: 0, reviews: 0, media: 0 },
         warnings: [],
-        request: { folder: [], withScheduling: true, fileName: '', path },
+        request: { folder: [], withScheduling: true, updateNotes: 'ifNewer', fileName: '', path },
         holder: runtime.instance,
         until: until(),
         createdAt: now,
@@ -327,6 +329,8 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
         path: document.request.path,
         folder: document.request.folder,
         withScheduling: document.request.withScheduling,
+        // an import queued before the choice came takes the default
+        updateNotes: document.request.updateNotes ?? 'ifNewer',
         calendar: { timezone: user.timezone, dayStartHour: user.dayStartHour },
         now: now.getTime(),
         quotas: context.quotas,

@@ -359,7 +359,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
         await cards.setContents(userID, card.flashcardID, kept.map((sibling) => ({
           cardID: sibling._id,
           content: storedContent(cloze, card.back, format, sibling.clozeNumber, renderingOf(sibling))
-        })))
+        })), context.clock())
       }
       let deleted = 0
       for (const [flashcardID, cardIDs] of byFlashcard) deleted += await cards.removeCards(userID, flashcardID, cardIDs)
@@ -390,7 +390,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     if (newNumbers.length > MAX_CARDS_PER_REQUEST) throw tooManyCards('body.cloze', newNumbers.length)
 
     const changes = kept.map((sibling) => ({ cardID: sibling._id, content: storedContent(note.cloze, note.back, note.format, sibling.clozeNumber, renderingOf(sibling)) }))
-    await cards.setContents(userID, flashcardID, changes)
+    await cards.setContents(userID, flashcardID, changes, context.clock())
     if (removed.length > 0) {
       const deleted = await cards.removeCards(userID, flashcardID, removed.map((sibling) => sibling._id))
       await users.takeFromUsage(userID, { cards: deleted })
@@ -579,7 +579,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
               `card ${cardID} has a front and a back, not a cloze text: send front or back; for a cloze note, add a card {cloze} and delete this one`)
           }
           const content = storedContent(front ?? card.front, back ?? card.back, format ?? card.format ?? 'text', undefined, renderingOf(card))
-          await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }])
+          await repositories.cards.setContents(user._id, flashcardID, [{ cardID, content }], context.clock())
           return cardDetails({ ...card, ...content, html: content.html }, user, mediaUrl, context.clock())
         }
         if (front !== undefined) {

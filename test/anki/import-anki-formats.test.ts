@@ -10,7 +10,7 @@ import { writeAnkiPackage } from '../../scripts/bench/anki-package.js'
 import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { expected, FIXTURES, type ExpectedCard } from '../helpers/anki.js'
 import { exportedFile } from '../helpers/anki-export.js'
-import { countsOf, fixture, importAnki, importedCards, LEARNER, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
+import { countsOf, fixture, importAnki, importedCards, LEARNER, postImport, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
 
 // every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
 tap.setTimeout(600_000)
@@ -34,19 +34,27 @@ for (const name of ['legacy-anki21.apkg', 'legacy-anki2.apkg', 'collection.colpk
   })
 }
 
-test('importing the same package again updates the notes it matched by guid instead of adding them again', async (t) => {
+test('importing the same package again finds the notes it matched by guid: an edit made here since stays, unless the package is to be taken always', async (t) => {
   const app = await buildTestApp(t, import.meta.filename)
   const user = await registerUser(app, LEARNER)
   await importAnki(app, user.jwtToken, fixture('collection.apkg'))
   const before = await countsOf(app, user)
   const first = await importedCards(app, user)
-  // the learner changes a card here; the package brings its text back
+  // the learner changes a card here; a package whose note was not changed after that leaves it, as Anki's importer would
   const basic = first.get('fixture-basic/0') as CardDetails & { flashcard: Flashcard }
   await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: basic.flashcard.flashcardID, cardID: basic.cardID, front: 'changed here' })
   const found = async (query: string): Promise<string[]> =>
     (await expectOk<{ results: Array<{ cardID: string }> }>(app, 'search-cards', { jwtToken: user.jwtToken, query })).results.map((result) => result.cardID)
   t.same(await found('changed here'), [basic.cardID], 'search finds the card by the text written here')
-  const again = await importAnki(app, user.jwtToken, fixture('legacy-anki21.apkg'))
+  const kept = await importAnki(app, user.jwtToken, fixture('legacy-anki21.apkg'))
+  t.equal(kept.state, 'done', JSON.stringify(kept))
+  t.match(kept.warnings.join(' '), new RegExp(`${first.size} cards of notes the account has were left as they are: the package's notes were not changed after they were last changed here`))
+  t.same(await found('changed here'), [basic.cardID], 'the edit made here stays')
+  const unchanged = await countsOf(app, user)
+  t.same({ cards: unchanged.cards, notes: unchanged.notes, reviews: unchanged.reviews }, { cards: before.cards, notes: before.notes, reviews: before.reviews }, 'nothing added')
+
+  // asked to take the package's text all the same
+  const again = await importAnki(app, user.jwtToken, fixture('legacy-anki21.apkg'), { updateNotes: 'always' })
   t.equal(again.state, 'done', JSON.stringify(again))
   t.match(again.warnings.join(' '), /updated rather than added again/)
   const after = await countsOf(app, user)
@@ -60,6 +68,10 @@ test('importing the same package again updates the notes it matched by guid inst
   t.same(await found('changed here'), [], 'search no longer finds the text the package replaced')
   t.ok((await found('Capital France')).includes(basic.cardID), 'and finds the card by the package\'s text')
   t.equal(after.updates, 0, 'no staged change left')
+
+  const refused = await postImport(app, user.jwtToken, fixture('legacy-anki21.apkg'), { updateNotes: 'sometimes' })
+  t.equal(refused.statusCode, 400)
+  t.equal(refused.json<{ code: string }>().code, 'invalid_field')
 })
 
 test('an import leaves again by export-anki: the notes\' guids, the review log, memory states and media as they came', async (t) => {

@@ -40,8 +40,10 @@ async function holding (app: FastifyInstance, user: TestUser) {
   }
 }
 
-test('an export of cards made here, imported again, updates those cards rather than adding them twice, and carries their guids from then on', async (t) => {
-  const app = await buildTestApp(t, import.meta.filename)
+test('an export of cards made here, imported again, finds those cards rather than adding them twice: unchanged, or changed here since, they stay as they are', async (t) => {
+  // an hour ago, so that a change made in Anki now is later than the cards' making
+  let now = new Date(Date.now() - 3600_000)
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
   const user = await registerUser(app, LEARNER)
   const deck = await madeHere(app, user)
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0], rating: 'good' })
@@ -51,35 +53,58 @@ test('an export of cards made here, imported again, updates those cards rather t
   const first = await exportedFile(t, app, user)
   const status = await importAnki(app, user.jwtToken, await readFile(first))
   t.equal(status.state, 'done', JSON.stringify(status))
-  t.match(status.warnings.join(' '), /4 cards of notes imported before were updated rather than added again/)
+  t.match(status.warnings.join(' '), /4 cards of notes the account has were left as they are/)
   t.strictSame(await holding(app, user), before, 'the same deck and the same four cards, each with its schedule')
 
-  // the way back stays open: the next export writes the same notes under the same guids
-  const guids = async (file: string): Promise<string[]> => (await readAnkiPackageFile(file, { onMedia: () => {} })).collection.notes.map((note) => note.guid).sort()
+  // the learner edits a card here after the export: the export, older, leaves the edit
+  now = new Date(now.getTime() + 60_000)
+  await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[0], back: 'the water, edited here' })
+  t.equal((await importAnki(app, user.jwtToken, await readFile(first))).state, 'done')
+  t.strictSame(await holding(app, user), before, 'nothing added')
+  const water = (await everyCardOf<Card>(app, user.jwtToken, deck.flashcardID)).find((card) => card.cardID === deck.cardIDs[0])
+  t.equal(water?.back, 'the water, edited here', 'and the edit made here stays')
+
+  // the next export names the notes as the first did, and is as old as the cards' last change here, not as the export
+  now = new Date(now.getTime() + 60_000)
   const second = await exportedFile(t, app, user)
-  t.strictSame(await guids(second), await guids(first), 'the second export names the notes as the first did')
-  t.equal((await importAnki(app, user.jwtToken, await readFile(second))).state, 'done')
-  t.strictSame(await holding(app, user), before, 'and importing it changes nothing more')
+  const notes = async (file: string) => (await readAnkiPackageFile(file, { onMedia: () => {} })).collection.notes.map((note) => ({ guid: note.guid, modified: note.modified })).sort((a, b) => a.guid < b.guid ? -1 : 1)
+  const [firstNotes, secondNotes] = [await notes(first), await notes(second)]
+  t.strictSame(secondNotes.map((note) => note.guid), firstNotes.map((note) => note.guid), 'the second export names the notes as the first did')
+  t.ok(secondNotes.every((note) => note.modified * 1000 < now.getTime() - 30_000), 'each note as old as its last change here')
+  t.equal(secondNotes.filter((note, index) => note.modified !== firstNotes[index]?.modified).length, 1, 'the edited one later than before')
 })
 
 test('cards made here, studied and edited in Anki, come back edited into the cards they were, schedules kept', needsAnki, async (t) => {
   assertAnki()
-  const app = await buildTestApp(t, import.meta.filename)
+  // the cards made an hour ago, so that a change made in Anki now is later than that
+  let now = new Date(Date.now() - 3600_000)
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
   const user = await registerUser(app, LEARNER)
   const deck = await madeHere(app, user)
   const before = await holding(app, user)
   const folder = await mkdtemp(join(tmpdir(), 'import-own-export-'))
   t.teardown(() => rm(folder, { recursive: true, force: true }))
   const studied = join(folder, 'studied.apkg')
-  const done = JSON.parse(runAnkiScript('edit_in_anki.py', [await exportedFile(t, app, user), studied, 'the water', 'the sea water'], LEARNER.timezone)) as { edited: number, answered: number }
-  t.strictSame(done, { edited: 1, answered: 4 }, 'Anki edited one note and answered every card')
+  const exported = await exportedFile(t, app, user)
+  // the deck exported again a minute after Anki's edit, nothing changed here: Anki keeps its own edit, newer than the cards' text
+  now = new Date(Date.now() + 60_000)
+  const later = await exportedFile(t, app, user)
+  const done = JSON.parse(runAnkiScript('edit_in_anki.py', [exported, studied, 'the water', 'the sea water', later], LEARNER.timezone)) as { edited: number, answered: number, fields: string[][] }
+  t.strictSame({ edited: done.edited, answered: done.answered }, { edited: 1, answered: 4 }, 'Anki edited one note and answered every card')
+  t.ok(done.fields.some((fields) => fields.includes('the sea water')), 'and kept its edit when the export came again')
 
   const status = await importAnki(app, user.jwtToken, await readFile(studied))
   t.equal(status.state, 'done', JSON.stringify(status))
+  t.match(status.warnings.join(' '), /1 card of notes the account has was updated rather than added again/)
   t.strictSame(await holding(app, user), before, 'the same deck and the same four cards, their schedules as they were here')
   const cards = await everyCardOf<Card>(app, user.jwtToken, deck.flashcardID)
   t.strictSame(cards.map((card) => card.cardID), deck.cardIDs, 'under their ids')
   const water = cards.find((card) => card.cardID === deck.cardIDs[0])
   t.match(water?.back, /the sea water/, 'showing the edit made in Anki')
   t.ok(water?.noteID !== undefined, 'a card of a note now')
+
+  // from then on it carries its note's guid: the next export and import find it by that
+  const again = await importAnki(app, user.jwtToken, await readFile(await exportedFile(t, app, user)))
+  t.equal(again.state, 'done', JSON.stringify(again))
+  t.strictSame(await holding(app, user), before, 'nothing added')
 })

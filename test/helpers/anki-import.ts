@@ -27,11 +27,12 @@ export function fixture (name: string): Buffer {
 }
 
 /** Posts import-anki with the package and the fields given (folder: one field per name). */
-export async function postImport (app: FastifyInstance, jwtToken: string, file: Buffer, fields: { folder?: string[], withScheduling?: string, fileName?: string } = {}): Promise<LightMyRequestResponse> {
+export async function postImport (app: FastifyInstance, jwtToken: string, file: Buffer, fields: { folder?: string[], withScheduling?: string, updateNotes?: string, fileName?: string } = {}): Promise<LightMyRequestResponse> {
   const { payload, headers } = formBody([
     { name: 'jwtToken', value: jwtToken },
     ...(fields.folder ?? []).map((name) => ({ name: 'folder', value: name })),
     ...(fields.withScheduling === undefined ? [] : [{ name: 'withScheduling', value: fields.withScheduling }]),
+    ...(fields.updateNotes === undefined ? [] : [{ name: 'updateNotes', value: fields.updateNotes }]),
     { name: 'file', file, filename: fields.fileName ?? 'deck.apkg', type: 'application/octet-stream' }
   ])
   return await app.inject({ method: 'POST', url: '/api/import-anki', payload, headers })
@@ -49,7 +50,7 @@ export async function importEnded (app: FastifyInstance, jwtToken: string, impor
 }
 
 /** Imports a package and waits for the import to end. */
-export async function importAnki (app: FastifyInstance, jwtToken: string, file: Buffer, fields: { folder?: string[], withScheduling?: string } = {}): Promise<ImportStatus> {
+export async function importAnki (app: FastifyInstance, jwtToken: string, file: Buffer, fields: { folder?: string[], withScheduling?: string, updateNotes?: string } = {}): Promise<ImportStatus> {
   const answer = await postImport(app, jwtToken, file, fields)
   if (answer.statusCode !== 202) throw new Error(`import-anki: expected 202, got ${answer.statusCode} ${answer.body}`)
   return await importEnded(app, jwtToken, answer.json<{ importID: string }>().importID)

@@ -98,10 +98,13 @@ export async function uploadMedia (file: Blob, fileName: string): Promise<Upload
 }
 
 /** The fields of import-anki's form, in the order it needs them: the token, the choices, then the file. */
-const ANKI_IMPORT_FIELDS = ['jwtToken', 'folder', 'withScheduling', 'file'] as const satisfies readonly AnkiImportField[]
+const ANKI_IMPORT_FIELDS = ['jwtToken', 'folder', 'withScheduling', 'updateNotes', 'file'] as const satisfies readonly AnkiImportField[]
 
-/** The choices of an Anki import: the path of the folder to import into ([] for the top level), and whether schedules and history come too. */
-export interface AnkiImportChoices { folder: readonly string[], withScheduling: boolean }
+/**
+ * The choices of an Anki import: the path of the folder to import into ([] for the top level), whether schedules and history
+ * come too, and whether notes the learner has take the package's text even where they were changed here since.
+ */
+export interface AnkiImportChoices { folder: readonly string[], withScheduling: boolean, alwaysUpdateNotes: boolean }
 
 /**
  * Sends an Anki package to import-anki: its importID, once the whole file has arrived and the
@@ -109,12 +112,13 @@ export interface AnkiImportChoices { folder: readonly string[], withScheduling: 
  * XMLHttpRequest rather than fetch, since fetch tells nothing of an upload's progress.
  */
 export async function uploadAnkiPackage (file: File, choices: AnkiImportChoices, sent: (bytes: number, total: number) => void, stop: AbortSignal): Promise<ImportStarted> {
-  const [tokenField, folderField, schedulingField, fileField] = ANKI_IMPORT_FIELDS
+  const [tokenField, folderField, schedulingField, updateField, fileField] = ANKI_IMPORT_FIELDS
   const form = new FormData()
   form.append(tokenField, storedToken())
   // one field for each name of the path, from the top
   for (const name of choices.folder) form.append(folderField, name)
   form.append(schedulingField, String(choices.withScheduling))
+  form.append(updateField, choices.alwaysUpdateNotes ? 'always' : 'ifNewer')
   form.append(fileField, file, file.name)
   const response = await new Promise<Response>((resolve, reject) => {
     const request = new XMLHttpRequest()

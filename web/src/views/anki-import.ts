@@ -38,6 +38,9 @@ function allSent ({ sent }: Upload): boolean {
   return sent.total > 0 && sent.bytes >= sent.total
 }
 
+/** The box that imports with updateNotes=always, named so in the warning that speaks of it. */
+const ALWAYS_UPDATE_LABEL = 'Replace notes I have with the package\'s, even ones I changed here since'
+
 /**
  * The name of the package this browser is still uploading, if any: logging out asks first, since
  * it stops the upload. None once the whole package is sent: logging out then loses nothing.
@@ -67,6 +70,7 @@ export const showAnkiImport: Screen = (container, { session }) => {
   const fileInput = el('input', { type: 'file', id: 'anki-file', accept: '.apkg,.colpkg', required: true })
   const folderChoice = el('select', { id: 'anki-folder' }, [el('option', { value: '' }, ['Top level: each deck a folder of its own'])])
   const withScheduling = el('input', { type: 'checkbox', id: 'anki-with-scheduling', checked: true, 'aria-describedby': 'anki-with-scheduling-hint' })
+  const alwaysUpdateNotes = el('input', { type: 'checkbox', id: 'anki-always-update', 'aria-describedby': 'anki-always-update-hint' })
   const submit = submitButton('Import', true)
   submit.id = 'anki-import-start'
   const choices = el('fieldset', { class: 'plain-fieldset' }, [
@@ -75,6 +79,10 @@ export const showAnkiImport: Screen = (container, { session }) => {
     el('label', { class: 'check-row' }, [withScheduling, ' Keep scheduling and review history']),
     el('p', { class: 'hint check-hint', id: 'anki-with-scheduling-hint' }, [
       'Each card keeps its due day and memory state, and your Anki reviews count in your heatmap and streak (they earn no XP). Untick to start every card as new.'
+    ]),
+    el('label', { class: 'check-row' }, [alwaysUpdateNotes, ` ${ALWAYS_UPDATE_LABEL}`]),
+    el('p', { class: 'hint check-hint', id: 'anki-always-update-hint' }, [
+      'Notes you have already (imported before, or exported from here) are never added twice. Left unticked, as in Anki, they take the package\'s text only where it was changed after your last change here.'
     ]),
     el('div', { class: 'button-row' }, [submit])
   ])
@@ -137,10 +145,10 @@ export const showAnkiImport: Screen = (container, { session }) => {
         ended.recovered === 'finished' && el('p', { class: 'hint' }, ['The service was restarted during the import, and finished it when it started again.']),
         ended.warnings.length > 0 && el('h3', { id: 'anki-warnings-heading' }, ['Left out or changed on the way']),
         ended.warnings.length > 0 && el('ul', { class: 'import-warnings', id: 'anki-warnings', 'aria-labelledby': 'anki-warnings-heading' },
-          ended.warnings.map((warning) => el('li', {}, [inPageWords(warning)]))),
+          ended.warnings.map((warning) => el('li', {}, [inPageWords(warning).replace('import it with updateNotes=always', `tick "${ALWAYS_UPDATE_LABEL}" and import it again`)]))),
         el('div', { class: 'button-row' }, [
           el('a', { href: '#/library', class: 'button-link primary-link', id: 'anki-open-library' }, ['Open your library']),
-          button('Import another package', () => { startOver() })
+          button('Import another package', () => { startOver() }, { id: 'anki-import-again' })
         ])
       ])
     } else {
@@ -240,7 +248,7 @@ export const showAnkiImport: Screen = (container, { session }) => {
       sent: { bytes: 0, total: file.size },
       onProgress: null,
       stop,
-      importID: uploadAnkiPackage(file, { folder, withScheduling: withScheduling.checked }, (bytes, total) => {
+      importID: uploadAnkiPackage(file, { folder, withScheduling: withScheduling.checked, alwaysUpdateNotes: alwaysUpdateNotes.checked }, (bytes, total) => {
         sending.sent = { bytes, total }
         sending.onProgress?.()
       }, stop.signal).then(({ importID }) => {
