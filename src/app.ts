@@ -100,7 +100,7 @@ export interface AppConfig {
   deletions?: Partial<DeletionSettings>
   /** cards rendered again after edit-note-type: how long the request waits, how long an instance holds a rendering; defaults in services/note-type-renders.ts */
   noteTypeRendering?: Partial<RenderSettings>
-  /** delete-folder and delete-flashcard past one transaction of cards: how long the request waits before it answers; default in services/library.ts */
+  /** delete-folder and delete-flashcard past one transaction of cards: how long the request waits before it answers, how long an instance holds one without renewing it; defaults in services/library.ts */
   largeDeletions?: Partial<LargeDeletionSettings>
   /** GET /metrics for a scraper: its bearer token, and a port of its own on loopback; served nowhere without either */
   metrics?: MetricsOptions

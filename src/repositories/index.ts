@@ -11,6 +11,7 @@ import { activityRepository, type ActivityRepository } from './activity.js'
 import { attemptsRepository, type AttemptsRepository } from './attempts.js'
 import { mediaRepository, type MediaRepository } from './media.js'
 import { fitLeasesRepository, type FitLeasesRepository } from './fit-leases.js'
+import { deletionLeasesRepository, type DeletionLeasesRepository } from './deletion-leases.js'
 import { importsRepository, type ImportsRepository } from './imports.js'
 import { searchPagesRepository, type SearchPagesRepository } from './search-pages.js'
 import { accountLinksRepository, type AccountLinksRepository } from './account-links.js'
@@ -39,6 +40,8 @@ export interface Repositories {
   attempts: AttemptsRepository
   /** who is fitting a user's parameters (optimize-schedule), across instances; never part of a transaction */
   fitLeases: FitLeasesRepository
+  /** who is deleting a folder or flashcard past one transaction of cards, across instances; ended in the deletion's last transaction */
+  deletionLeases: DeletionLeasesRepository
   /** imports of Anki packages, and the content changes they stage */
   imports: ImportsRepository
   /** the note types Anki imports brought: fields, card templates and CSS */
@@ -76,6 +79,7 @@ export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: 
     searchPages: searchPagesRepository(db, session),
     attempts: attemptsRepository(db),
     fitLeases: fitLeasesRepository(db),
+    deletionLeases: deletionLeasesRepository(db, session),
     imports: importsRepository(db, session),
     noteTypes: noteTypesRepository(db, session),
     notes: notesRepository(db, session)

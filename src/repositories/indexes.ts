@@ -104,6 +104,11 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   // the lease of a fit under way (optimize-schedule): one left by an instance that died goes an hour after it ran out
   fitLeases: [
     { key: { until: 1 }, name: 'until_ttl', expireAfterSeconds: 3600 }
+  ],
+  // the lease of a deletion of a folder or flashcard past one transaction (services/library.ts): one left by an instance
+  // that died, or ended with its answer, goes an hour after its until
+  deletionLeases: [
+    { key: { until: 1 }, name: 'until_ttl', expireAfterSeconds: 3600 }
   ]
 }
 

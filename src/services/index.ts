@@ -31,7 +31,7 @@ export interface DeletionContext { runtime: DeletionRuntime, settings: DeletionS
 export function createServices (context: ServiceContext, fitting: FittingContext, imports: ImportRuntime, importSettings: ImportSettings, mail: MailContext,
   deletion: DeletionContext, rendering: RenderSettings, largeDeletions: LargeDeletionSettings) {
   const noteTypeRenders = noteTypeRenderService(context, deletion.runtime, rendering)
-  const library = libraryService(context, noteTypeRenders, largeDeletions, deletion.runtime.log)
+  const library = libraryService(context, noteTypeRenders, largeDeletions, deletion.runtime)
   const media = mediaService(context)
   const accountDeletion = accountDeletionService(context, deletion.runtime, deletion.settings)
   const search = searchService(context)

@@ -196,44 +196,105 @@ const REMOVAL_BATCH = 500
 export interface LargeDeletionSettings {
   /** how long delete-folder and delete-flashcard wait for a deletion past one transaction before they answer, the rest going on behind the answer */
   waitMs: number
+  /** how long an instance holds such a deletion without renewing it (it renews it between batches); past that, another instance takes it over */
+  leaseMs: number
+  /** how often a request for a deletion another instance holds looks whether it is over */
+  pollMs: number
 }
 
-export const DEFAULT_LARGE_DELETION_SETTINGS: LargeDeletionSettings = { waitMs: 15_000 }
+export const DEFAULT_LARGE_DELETION_SETTINGS: LargeDeletionSettings = { waitMs: 15_000, leaseMs: 60_000, pollMs: 250 }
 
-/** Where a deletion that goes on behind its answer tells of a failure. */
-export interface DeletionLog { warn: (details: object, message: string) => void }
+/** Who runs the deletions that go on behind their answers: this instance's name (their leases name it), and where they tell of a failure. */
+export interface LargeDeletionRuntime {
+  instance: string
+  log: { warn: (details: object, message: string) => void }
+}
+
+/** The lease of a large deletion held here was taken over by another instance: this one stops and waits for that one. */
+class Overtaken extends Error {}
+
+/** What the answers of delete-folder and delete-flashcard are: strings by name. */
+type DeletionAnswer = Record<string, string>
 
 export function libraryService (context: ServiceContext, renders: NoteTypeRenderService, deletionSettings: LargeDeletionSettings = DEFAULT_LARGE_DELETION_SETTINGS,
-  log: DeletionLog = { warn: () => {} }) {
-  /** the large deletions under way here, by user and the folder or flashcard deleted: a second request for one waits on it */
-  const deletions = new Map<string, Promise<unknown>>()
+  runtime: LargeDeletionRuntime = { instance: newId(), log: { warn: () => {} } }) {
+  const { instance, log } = runtime
+  /**
+   * the large deletions under way here, run or waited for, by user and the folder or flashcard deleted: a second
+   * request for one waits on it; `waiting`, the requests waiting for it now
+   */
+  const deletions = new Map<string, { work: Promise<unknown>, waiting: number }>()
   let closed = false
 
   function stopping (): Refusal {
     return new Refusal('service_overloaded', 'the service is stopping: delete it again in a moment (the cards deleted so far stay deleted)', 5)
   }
 
+  function leaseUntil (): Date {
+    return new Date(Date.now() + deletionSettings.leaseMs)
+  }
+
   /**
-   * Runs a deletion, waiting for it at most `waitMs` when it is `large` (past one transaction):
-   * its answer once done, or `underWay()`'s, the deletion going on behind the answer (a connection
-   * silent too long is closed, by the service or a proxy). A deletion of the same thing already
-   * under way here is waited for rather than begun again. A refusal, met before anything is
-   * deleted, is answered as it is.
+   * Runs a deletion, waiting for it at most `waitMs` when it is `large` (past one transaction) or
+   * under way already: its answer once done, or `underWay()`'s, the deletion going on behind the
+   * answer (a connection silent too long is closed, by the service or a proxy). A deletion of the
+   * same thing already under way, here or on another instance (its lease), is waited for rather
+   * than begun again: its last step, run twice, would find the deck gone. A refusal, met before
+   * anything is deleted, is answered as it is.
    */
-  async function behindAnswer<T> (key: string, large: boolean, run: () => Promise<T>, underWay: () => T): Promise<T> {
-    if (!large) return await run()
-    let work = deletions.get(key) as Promise<T> | undefined
-    if (work === undefined) {
-      const begun = run()
-      work = begun.finally(() => { deletions.delete(key) })
-      deletions.set(key, work)
-      // once answered, a failure has no request left to tell: the log has it; the deck is there with fewer cards, to delete again
-      work.catch((error: unknown) => {
-        if (!(error instanceof Refusal)) log.warn({ err: error, key }, 'a deletion going on behind its answer failed; what it had not deleted is still there')
+  async function behindAnswer<T extends DeletionAnswer> (userID: string, key: string, large: boolean, run: (lease: string | null) => Promise<T>,
+    underWay: () => T): Promise<T> {
+    let running = deletions.get(key)
+    if (running === undefined) {
+      if (!large && await context.repositories.deletionLeases.read(key) === null) return await run(null)
+      const entry = { work: settle(userID, key, run).finally(() => { deletions.delete(key) }), waiting: 0 }
+      deletions.set(key, entry)
+      // a failure is the answer of the requests waiting for it (the error handler logs it with them); once every one
+      // is answered, it has no request left to tell: the log has it; the deck is there with fewer cards, to delete again
+      entry.work.catch((error: unknown) => {
+        if (entry.waiting === 0 && !(error instanceof Refusal)) log.warn({ err: error, key }, 'a deletion going on behind its answer failed; what it had not deleted is still there')
       })
+      running = entry
     }
-    const waited = await Promise.race([work.then((answer) => ({ answer })), sleep(deletionSettings.waitMs, null, { ref: false })])
-    return waited === null ? underWay() : waited.answer
+    const work = running.work as Promise<T>
+    running.waiting += 1
+    try {
+      const waited = await Promise.race([work.then((answer) => ({ answer })), sleep(deletionSettings.waitMs, null, { ref: false })])
+      return waited === null ? underWay() : waited.answer
+    } finally {
+      running.waiting -= 1
+    }
+  }
+
+  /**
+   * Runs the deletion `key` to its end, wherever it runs: here, holding its lease, or on the
+   * instance that holds it, waited for until it ends (its answer, as that instance stored it with
+   * its last transaction), gives it back (stopped or failed) or lets it run out (died): then it is
+   * taken over here, and goes on from what is left. Leases run on the wall clock: they are about
+   * processes, not the user's days.
+   */
+  async function settle<T extends DeletionAnswer> (userID: string, key: string, run: (lease: string) => Promise<T>): Promise<T> {
+    const leases = context.repositories.deletionLeases
+    for (;;) {
+      if (closed) throw stopping()
+      let other = await leases.acquire(key, userID, instance, new Date(), leaseUntil())
+      if (other === null) {
+        try {
+          return await run(key)
+        } catch (error) {
+          if (error instanceof Overtaken) continue
+          await leases.release(key, instance).catch(() => {})
+          throw error
+        }
+      }
+      while (other !== null && other.answer === undefined && other.until.getTime() > Date.now()) {
+        await sleep(deletionSettings.pollMs, null, { ref: false })
+        if (closed) throw stopping()
+        other = await leases.read(key)
+      }
+      // the answer of the instance that ended it; a record's answer is the one its deletion gave, of this kind
+      if (other?.answer !== undefined) return other.answer as T
+    }
   }
 
   /**
@@ -260,9 +321,10 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
    * flashcards themselves: a folder of 100,000 cards deleted in one transaction does not fit the
    * database's cache ("Transaction is too large"). Each batch takes its notes (those it leaves
    * without cards), its media (those no card shows any more) and its share of the quota with it.
-   * Cut off, it leaves the flashcards with fewer cards, to be deleted again. How many it deleted.
+   * Cut off, it leaves the flashcards with fewer cards, to be deleted again. The deletion's `lease`,
+   * when it holds one, is pushed on before each batch. How many it deleted.
    */
-  async function thinOut (userID: string, flashcardIDs: readonly string[], counted: readonly number[]): Promise<number> {
+  async function thinOut (userID: string, flashcardIDs: readonly string[], counted: readonly number[], lease: string | null): Promise<number> {
     const left = [...counted]
     let total = left.reduce((sum, count) => sum + count, 0)
     let deleted = 0
@@ -270,6 +332,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       while (total > REMOVAL_BATCH && (left[index] as number) > 0) {
         // closing: the batches done stay done; the rest waits for the deletion to be asked again
         if (closed) throw stopping()
+        if (lease !== null && !await context.repositories.deletionLeases.renew(lease, instance, leaseUntil())) throw new Overtaken()
         const { removed, unusedFiles } = await context.userTransaction(userID, async (repositories) => {
           const batch = await repositories.cards.someOfFlashcard(userID, flashcardID, REMOVAL_BATCH)
           const removed = await repositories.cards.removeCards(userID, flashcardID, batch.map((card) => card._id))
@@ -298,12 +361,16 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
    * it, or one flashcard): their cards first, past what one transaction holds (`counted`, by
    * flashcard), then in one transaction the tree's change with the rest of the cards, the notes left
    * without cards (a note with cards in other flashcards stays), the quota of the nodes and cards,
-   * and the media no card shows any more. How many cards went, and what `detach` said.
+   * the media no card shows any more, and the end of the deletion's `lease` with its answer, which
+   * `answerOf` makes of how many cards went and what `detach` said.
    */
-  async function deleteWhole<Removed extends { flashcardIDs: readonly string[], nodes: number }> (userID: string, flashcardIDs: readonly string[],
-    counted: readonly number[], detach: (tree: LibraryTree) => Removed): Promise<{ cards: number, removed: Removed }> {
-    const thinned = await thinOut(userID, flashcardIDs, counted)
-    const { deleted, removed, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+  async function deleteWhole<Removed extends { flashcardIDs: readonly string[], nodes: number }, T extends DeletionAnswer> (userID: string,
+    flashcardIDs: readonly string[], counted: readonly number[], lease: string | null, detach: (tree: LibraryTree) => Removed,
+    answerOf: (cards: number, removed: Removed) => T): Promise<T> {
+    const thinned = await thinOut(userID, flashcardIDs, counted, lease)
+    const { answer, unusedFiles } = await editTree(userID, async (tree, repositories) => {
+      // first, so that of two instances reaching the end of one deletion the one that lost its lease finds the deck as it was, not gone
+      if (lease !== null && !await repositories.deletionLeases.renew(lease, instance, leaseUntil())) throw new Overtaken()
       const { cards, users } = repositories
       const removed = detach(tree)
       const shown = await mediaShownBy(repositories, userID, removed.flashcardIDs)
@@ -311,10 +378,12 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       const deleted = await cards.removeByFlashcards(userID, removed.flashcardIDs)
       await repositories.notes.remove(userID, await cards.notesWithoutCards(userID, notes))
       await users.takeFromUsage(userID, { nodes: removed.nodes, cards: deleted })
-      return { deleted, removed, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
+      const answer = answerOf(thinned + deleted, removed)
+      if (lease !== null) await repositories.deletionLeases.end(lease, instance, answer, new Date())
+      return { answer, unusedFiles: await releaseMedia(context, repositories, userID, shown) }
     })
     await removeFilesAfterwards(context, unusedFiles)
-    return { cards: thinned + deleted, removed }
+    return answer
   }
 
   function mediaUrlOf (userID: string): UserMediaUrl {
@@ -453,7 +522,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
     /** Stops the deletions going on behind their answers after their current batch, what they deleted staying deleted. */
     async close (): Promise<void> {
       closed = true
-      await Promise.allSettled(deletions.values())
+      await Promise.allSettled([...deletions.values()].map((entry) => entry.work))
     },
 
     /**
@@ -466,13 +535,10 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       const outline = removeFolder(structuredClone(await context.repositories.trees.read(userID)), folderID)
       const counted = await cardCounts(userID, outline.flashcardIDs)
       const total = counted.reduce((sum, count) => sum + count, 0)
-      return await behindAnswer(`${userID}/${folderID}`, total > REMOVAL_BATCH, async () => {
-        const { cards, removed } = await deleteWhole(userID, outline.flashcardIDs, counted, (tree) => {
-          const removed = removeFolder(tree, folderID)
-          return { ...removed, nodes: removed.folders + removed.flashcardIDs.length }
-        })
-        return { folderID, folders: String(removed.folders), flashcards: String(removed.flashcardIDs.length), cards: String(cards) }
-      }, () => ({
+      return await behindAnswer(userID, `${userID}/${folderID}`, total > REMOVAL_BATCH, async (lease) => await deleteWhole(userID, outline.flashcardIDs, counted, lease, (tree) => {
+        const removed = removeFolder(tree, folderID)
+        return { ...removed, nodes: removed.folders + removed.flashcardIDs.length }
+      }, (cards, removed) => ({ folderID, folders: String(removed.folders), flashcards: String(removed.flashcardIDs.length), cards: String(cards) })), () => ({
         folderID, folders: String(outline.folders), flashcards: String(outline.flashcardIDs.length), cards: String(total), underWay: 'true' as const
       }))
     },
@@ -491,13 +557,10 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       flashcardWithPath(await context.repositories.trees.read(userID), flashcardID)
       const counted = await cardCounts(userID, [flashcardID])
       const total = counted[0] ?? 0
-      return await behindAnswer(`${userID}/${flashcardID}`, total > REMOVAL_BATCH, async () => {
-        const { cards } = await deleteWhole(userID, [flashcardID], counted, (tree) => {
-          removeFlashcard(tree, flashcardID)
-          return { flashcardIDs: [flashcardID], nodes: 1 }
-        })
-        return { flashcardID, cards: String(cards) }
-      }, () => ({
+      return await behindAnswer(userID, `${userID}/${flashcardID}`, total > REMOVAL_BATCH, async (lease) => await deleteWhole(userID, [flashcardID], counted, lease, (tree) => {
+        removeFlashcard(tree, flashcardID)
+        return { flashcardIDs: [flashcardID], nodes: 1 }
+      }, (cards) => ({ flashcardID, cards: String(cards) })), () => ({
         flashcardID, cards: String(total), underWay: 'true' as const
       }))
     },
