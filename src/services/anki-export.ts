@@ -6,7 +6,7 @@ import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { siblingBuryingOf } from '../domain/accounts.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow, withAnkiMedia,
+  ankiDays, EXPORT_LIMITS, exportedDeckIds, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow, withAnkiMedia,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
@@ -144,9 +144,10 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
       })
       try {
         const deckIds = new Map<string, number>()
+        // the same ids at every export, whatever its scope; Anki matches decks by name on import
+        const ids = exportedDeckIds(decks)
         decks.forEach((deck, index) => {
-          // deck ids are creation times in milliseconds too; Anki matches decks by name on import
-          const id = now.getTime() + index
+          const id = ids[index] as number
           writer.addDeck({ id, path: deck.path })
           if (deck.flashcardID !== undefined) deckIds.set(deck.flashcardID, id)
         })
