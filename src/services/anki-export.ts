@@ -37,7 +37,11 @@ const CARD_BATCH = 500
  */
 const REVIEW_BATCH = 2000
 
-/** Ids of one kind (notes, cards) made unique: Anki's are creation times in milliseconds. */
+/**
+ * Ids of one kind (notes, cards, revlog rows) made unique within the package: each the id wanted (a
+ * note's or card's kept one, the same at every export; a review's millisecond), unless the package
+ * holds it already (two sources met on one millisecond), and then the next one free.
+ */
 function uniqueIds (): (wanted: number) => number {
   const taken = new Set<number>()
   // where to look next for an id wanted before: many of one millisecond cost one step each, not a walk past all before them
@@ -206,7 +210,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
                 tags: note.tags
               }, noteType.sortField)
             } else if (nid === undefined) {
-              nid = noteId(created)
+              // a basic card made here is a note of its own id; a cloze note's cards share theirs
+              nid = noteId(card.ankiNoteID ?? (card.noteID === undefined ? card.ankiID : undefined) ?? created)
               if (card.noteID !== undefined) notes.set(card.noteID, nid)
               const kind = card.clozeNumber === undefined ? 'basic' : 'cloze'
               const own = stock[kind]
