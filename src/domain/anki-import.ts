@@ -18,6 +18,10 @@ export type UpdateNotes = 'ifNewer' | 'always'
 export interface DeckPlacement {
   folder: string[]
   flashcardName: string
+  /** the Anki id of the deck each folder of `folder` is made of (undefined for the folders of the target), which a folder made for it keeps */
+  folderAnkiIDs: Array<number | undefined>
+  /** the deck's id for the flashcard, when the flashcard is the deck (not a flashcard in the deck's own folder, which has the id) */
+  flashcardAnkiID?: number
 }
 
 /**
@@ -31,14 +35,18 @@ export function deckPlacements (decks: readonly AnkiDeck[], decksWithCards: Read
   for (const deck of decks) {
     for (let length = 1; length < deck.path.length; length++) parents.add(key(deck.path.slice(0, length)))
   }
+  const deckIdAt = new Map(decks.map((deck) => [key(deck.path), deck.id]))
   const placements = new Map<number, DeckPlacement>()
   for (const deck of decks) {
     if (!decksWithCards.has(deck.id)) continue
     const name = deck.path.at(-1) ?? 'Anki'
     const ownFolder = parents.has(key(deck.path)) || (target.length === 0 && deck.path.length === 1)
+    const deckFolders = ownFolder ? deck.path : deck.path.slice(0, -1)
     placements.set(deck.id, {
-      folder: ownFolder ? [...target, ...deck.path] : [...target, ...deck.path.slice(0, -1)],
-      flashcardName: name
+      folder: [...target, ...deckFolders],
+      flashcardName: name,
+      folderAnkiIDs: [...target.map(() => undefined), ...deckFolders.map((_, index) => deckIdAt.get(key(deck.path.slice(0, index + 1))))],
+      ...(ownFolder ? {} : { flashcardAnkiID: deck.id })
     })
   }
   return placements

@@ -14,6 +14,8 @@ export interface FlashcardNode {
   id: string
   name: string
   description: string
+  /** the id of the Anki deck an Anki import made it of, which an export writes back; absent for the others (no answer shows it) */
+  ankiID?: number
 }
 
 export interface FolderNode {
@@ -21,6 +23,8 @@ export interface FolderNode {
   name: string
   folders: FolderNode[]
   flashcards: FlashcardNode[]
+  /** the id of the Anki deck an Anki import made it of, as on a flashcard */
+  ankiID?: number
 }
 
 export interface LibraryTree {
@@ -255,8 +259,11 @@ function placeOfPath (tree: LibraryTree, path: readonly string[]): { folder: Fol
   return folder === null ? null : { folder, at }
 }
 
-/** Creates the folders of `path` that are missing. `created` says whether the last one is new. */
-export function createFolderPath (tree: LibraryTree, path: readonly string[], newId: () => string): { folder: FolderNode, created: boolean, added: number } {
+/**
+ * Creates the folders of `path` that are missing. `created` says whether the last one is new.
+ * `ankiIDs[depth]`, where given, is the Anki deck id a folder made at that depth keeps (an Anki import's).
+ */
+export function createFolderPath (tree: LibraryTree, path: readonly string[], newId: () => string, ankiIDs: ReadonlyArray<number | undefined> = []): { folder: FolderNode, created: boolean, added: number } {
   let parent: LibraryTree | FolderNode = tree
   let folder: FolderNode | undefined
   let added = 0
@@ -275,7 +282,8 @@ export function createFolderPath (tree: LibraryTree, path: readonly string[], ne
       const taken = sameNamed(parent, name)
       if (taken !== null) throw nameTaken(name, taken)
       checkRoom(parent, path.slice(0, depth))
-      folder = { id: newId(), name, folders: [], flashcards: [] }
+      const ankiID = ankiIDs[depth]
+      folder = { id: newId(), name, folders: [], flashcards: [], ...(ankiID === undefined ? {} : { ankiID }) }
       if (added === 0) {
         // the first folder made holds the others: it alone is a change to the tree as read
         const place: ListPlace = { folders: [...at], list: 'folders' }

@@ -330,11 +330,20 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     let flashcardID = flashcardAt.get(at)
     if (flashcardID === undefined) {
       const id = naming(() => `the deck ${deckNameOf(deckById.get(deckId) as AnkiDeck)}`, () => {
-        createFolderPath(trial, placement.folder, newId)
+        createFolderPath(trial, placement.folder, newId, placement.folderAnkiIDs)
         const found = folderAtPath(trial, placement.folder)?.flashcards.find((flashcard) => flashcard.name === placement.flashcardName)
         const id = found?.id ?? newId()
-        if (found === undefined) addFlashcard(trial, placement.folder, { id, name: placement.flashcardName, description: '' })
-        flashcards.push({ flashcardID: id, folder: placement.folder, name: placement.flashcardName, existing: found !== undefined })
+        const ankiID = placement.flashcardAnkiID
+        if (found === undefined) addFlashcard(trial, placement.folder, { id, name: placement.flashcardName, description: '', ...(ankiID === undefined ? {} : { ankiID }) })
+        flashcards.push({
+          flashcardID: id,
+          folder: placement.folder,
+          name: placement.flashcardName,
+          existing: found !== undefined,
+          // kept in the plan as BSON keeps arrays: a hole is null
+          folderAnkiIDs: placement.folderAnkiIDs.map((deckId) => deckId ?? null),
+          ...(ankiID === undefined ? {} : { ankiID })
+        })
         return id
       })
       flashcardID = id

@@ -76,8 +76,13 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   /** a card imported from Anki: its note's guid and its template's ord (or cloze number less one), which a later import of the same deck matches */
   ankiGuid?: string
   ankiOrd?: number
-  /** Anki's id of a card an Anki import brought, which an export writes back */
+  /**
+   * Anki's id of the card, which an export writes: the one an Anki import brought, or one handed
+   * out when the card was made here (storeNewCards; migration anki-ids-of-cards for the cards made before)
+   */
   ankiID?: number
+  /** the Anki id of the note of a cloze note's card made here, which its cards share (a basic card made here is a note of its own id) */
+  ankiNoteID?: number
   /** the tags of the Anki note it came from; absent when it had none */
   tags?: string[]
 }
@@ -460,6 +465,13 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       for (const [flashcardID, added] of byFlashcard) {
         await search.add(added[0]?.userID ?? '', flashcardID, added.map((card) => ({ cardID: card._id, text: searchTextOf(card) })))
       }
+    },
+
+    /** The Anki ids of these cloze notes made here, by noteID, as their cards keep them. Index user_note. */
+    async ankiNoteIDsOf (userID: string, noteIDs: readonly string[]): Promise<Map<string, number>> {
+      if (noteIDs.length === 0) return new Map()
+      const found = await cards.find({ userID, noteID: { $in: [...noteIDs] }, ankiNoteID: { $exists: true } }, { projection: { _id: 0, noteID: 1, ankiNoteID: 1 }, session }).toArray()
+      return new Map(found.map((card) => [card.noteID as string, card.ankiNoteID as number]))
     },
 
     /** The notes (kept from Anki imports, or made by add-note) that cards of these flashcards are of, each once. Index user_flashcard. */

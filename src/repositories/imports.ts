@@ -18,6 +18,9 @@ export interface PlannedFlashcard {
   folder: string[]
   name: string
   existing: boolean
+  /** the Anki deck ids the folders of `folder` made for it keep, and the flashcard's own (DeckPlacement); absent in plans staged before they were kept */
+  folderAnkiIDs?: Array<number | null>
+  ankiID?: number
   /** the cards staged into it and their characters of content (absent in plans staged before they were counted) */
   cards?: number
   contentCharacters?: number

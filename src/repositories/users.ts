@@ -28,6 +28,11 @@ export interface UserDocument extends UserSettings {
   reviewCount?: number
   /** digests of the addresses the account logged in from lately (see knownAddress): let through when others guess at it */
   knownAddresses?: string[]
+  /**
+   * the last Anki id handed to a note or card made here (takeAnkiIDs): ids are handed out above it,
+   * so no two of the account's are alike; absent before the first
+   */
+  lastAnkiID?: number
   /** tokens name the generation they were issued in; a new one (log out everywhere, a new password) ends the older ones */
   tokenGeneration?: number
   /** how much of each quota the account uses (see domain/quotas.ts); absent parts count as none */
@@ -232,6 +237,19 @@ export function usersRepository (db: Db, session?: ClientSession) {
         after
       ) ?? await users.findOneAndUpdate({ ...live(userID) }, { ...min, $inc: { totalXp: -review.xp, ...queue?.$inc } }, after)
       return user?.totalXp ?? 0
+    },
+
+    /**
+     * `count` Anki ids for notes and cards made now (Anki's ids are creation times in milliseconds):
+     * the first of them, the rest following it. They start at `now`, or just past the last ones
+     * handed out when those reach beyond it, so the account never gets one twice. In the caller's
+     * user transaction, which makes them one request's at a time.
+     */
+    async takeAnkiIDs (userID: string, count: number, now: Date): Promise<number> {
+      await users.updateOne({ ...live(userID) }, { $max: { lastAnkiID: now.getTime() - 1 } }, inSession)
+      const user = await users.findOneAndUpdate({ ...live(userID) }, { $inc: { lastAnkiID: count } }, { ...after, projection: { lastAnkiID: 1 } })
+      if (user?.lastAnkiID === undefined) throw new Error(`no account ${userID} to hand Anki ids to`)
+      return user.lastAnkiID - count + 1
     },
 
     /**

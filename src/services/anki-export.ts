@@ -6,7 +6,7 @@ import { kindOfAnkiEntry, lastReviewRole } from '../domain/anki-revlog.js'
 import { siblingBuryingOf } from '../domain/accounts.js'
 import { dayOf } from '../domain/calendar.js'
 import {
-  ankiDays, EXPORT_LIMITS, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow, withAnkiMedia,
+  ankiDays, EXPORT_LIMITS, exportedDeckIds, exportedDecks, importedRevlogRow, noteFields, noteGuid, revlogRow, scheduleRow, standingRow, withAnkiMedia,
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
@@ -37,7 +37,11 @@ const CARD_BATCH = 500
  */
 const REVIEW_BATCH = 2000
 
-/** Ids of one kind (notes, cards) made unique: Anki's are creation times in milliseconds. */
+/**
+ * Ids of one kind (notes, cards, revlog rows) made unique within the package: each the id wanted (a
+ * note's or card's kept one, the same at every export; a review's millisecond), unless the package
+ * holds it already (two sources met on one millisecond), and then the next one free.
+ */
 function uniqueIds (): (wanted: number) => number {
   const taken = new Set<number>()
   // where to look next for an id wanted before: many of one millisecond cost one step each, not a walk past all before them
@@ -144,9 +148,10 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
       })
       try {
         const deckIds = new Map<string, number>()
+        // the same ids at every export, whatever its scope; Anki matches decks by name on import
+        const ids = exportedDeckIds(decks)
         decks.forEach((deck, index) => {
-          // deck ids are creation times in milliseconds too; Anki matches decks by name on import
-          const id = now.getTime() + index
+          const id = ids[index] as number
           writer.addDeck({ id, path: deck.path })
           if (deck.flashcardID !== undefined) deckIds.set(deck.flashcardID, id)
         })
@@ -205,7 +210,8 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
                 tags: note.tags
               }, noteType.sortField)
             } else if (nid === undefined) {
-              nid = noteId(created)
+              // a basic card made here is a note of its own id; a cloze note's cards share theirs
+              nid = noteId(card.ankiNoteID ?? (card.noteID === undefined ? card.ankiID : undefined) ?? created)
               if (card.noteID !== undefined) notes.set(card.noteID, nid)
               const kind = card.clozeNumber === undefined ? 'basic' : 'cloze'
               const own = stock[kind]

@@ -237,10 +237,12 @@ export function ankiImportService (context: ServiceContext, runtime: ImportRunti
       const tree = await repositories.trees.openForEdit(userID)
       let nodes = 0
       for (const flashcard of plan.flashcards) {
-        nodes += createFolderPath(tree, flashcard.folder, newId).added
+        // the folders and flashcards made of Anki's decks keep the decks' ids, which an export writes back
+        nodes += createFolderPath(tree, flashcard.folder, newId, (flashcard.folderAnkiIDs ?? []).map((deckId) => deckId ?? undefined)).added
         const there = folderAtPath(tree, flashcard.folder)?.flashcards.some((node) => node.id === flashcard.flashcardID) === true
         if (!there) {
-          addFlashcard(tree, flashcard.folder, { id: flashcard.flashcardID, name: flashcard.name, description: '' })
+          const { ankiID } = flashcard
+          addFlashcard(tree, flashcard.folder, { id: flashcard.flashcardID, name: flashcard.name, description: '', ...(ankiID === undefined ? {} : { ankiID }) })
           nodes += 1
         }
       }

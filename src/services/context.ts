@@ -64,12 +64,36 @@ export async function addToUsageWithinQuotas (context: ServiceContext, users: Re
 }
 
 /**
- * Stores cards just created, in the caller's transaction, and keeps the start
+ * Gives cards made here the Anki ids an export writes, kept from now on so that every export writes
+ * the same (users.takeAnkiIDs): each card one, and a cloze note made here one for its cards to
+ * share, the one its cards have already when a card is added to it. A card an Anki import brought
+ * keeps Anki's.
+ */
+async function giveAnkiIDs ({ cards, users }: Pick<Repositories, 'cards' | 'users'>, userID: string, documents: readonly CardDocument[]): Promise<void> {
+  const unnumbered = documents.filter((card) => card.ankiID === undefined)
+  if (unnumbered.length === 0) return
+  // a cloze note made here has no note document to keep its id: its cards do (a kept note's cards carry its guid)
+  const clozeNotes = [...new Set(unnumbered.flatMap((card) => card.noteID !== undefined && card.ankiGuid === undefined && card.ankiNoteID === undefined ? [card.noteID] : []))]
+  const noteIDs = await cards.ankiNoteIDsOf(userID, clozeNotes)
+  const newNotes = clozeNotes.filter((noteID) => !noteIDs.has(noteID))
+  const made = new Date(Math.max(...unnumbered.map((card) => card.createdAt.getTime())))
+  let next = await users.takeAnkiIDs(userID, unnumbered.length + newNotes.length, made)
+  for (const noteID of newNotes) noteIDs.set(noteID, next++)
+  for (const card of unnumbered) {
+    card.ankiID = next++
+    const noteID = card.noteID === undefined || card.ankiGuid !== undefined ? undefined : noteIDs.get(card.noteID)
+    if (noteID !== undefined && card.ankiNoteID === undefined) card.ankiNoteID = noteID
+  }
+}
+
+/**
+ * Stores cards just created, in the caller's transaction, with their Anki ids, and keeps the start
  * of the user's new-card queue at or before them: a card stored without that
  * could lie before the start, where today's cards never look.
  */
 export async function storeNewCards ({ cards, users }: Pick<Repositories, 'cards' | 'users'>, userID: string, documents: readonly CardDocument[]): Promise<void> {
   if (documents.length === 0) return
+  await giveAnkiIDs({ cards, users }, userID, documents)
   await cards.insertMany([...documents])
   const due = Math.min(...documents.map((card) => card.due.getTime()))
   const createdOrder = Math.min(...documents.map((card) => card.createdOrder))

@@ -92,7 +92,6 @@ function newNoteCards (userID: string, flashcardID: string, note: NoteDocument, 
       noteTypeID: noteType._id,
       ankiGuid: note.guid,
       ankiOrd: ord,
-      ankiID: now.getTime() + index,
       ...(note.tags.length > 0 ? { tags: note.tags } : {})
     }
   })
@@ -406,7 +405,9 @@ export function notesService (context: ServiceContext) {
             : `the note makes no card: each card template of ${quotedName(noteType.name)} asks a field left empty`)
         }
         const noteID = newId()
-        const note: NoteDocument = { _id: noteID, userID, noteTypeID: noteType._id, ankiID: now.getTime(), guid: noteGuid(noteID), fields, tags, modified: Math.floor(now.getTime() / 1000), createdAt: now }
+        // the note's Anki id is handed out as its cards' are (storeNewCards), never one of the account's twice
+        const ankiID = await repositories.users.takeAnkiIDs(userID, 1, now)
+        const note: NoteDocument = { _id: noteID, userID, noteTypeID: noteType._id, ankiID, guid: noteGuid(noteID), fields, tags, modified: Math.floor(now.getTime() / 1000), createdAt: now }
         const cards = newNoteCards(userID, request.flashcardID, note, noteType, ords, now, deckNames)
         await repositories.notes.stage([note])
         await storeNoteCards(context, repositories, userID, request.flashcardID, cards)

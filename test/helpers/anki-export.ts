@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { MediaDocument } from '../../src/repositories/media.js'
@@ -133,5 +134,22 @@ export async function storedOf (app: FastifyInstance, userID: string): Promise<{
     cards: await db.collection<CardDocument>('cards').find({ userID }).sort({ createdOrder: 1 }).toArray(),
     reviews: await db.collection<ReviewDocument>('reviews').find({ userID }).sort({ reviewedAt: 1, seq: 1 }).toArray(),
     media: await db.collection<MediaDocument>('media').find({ userID }).toArray()
+  }
+}
+
+/** What a package names by id: its decks by name, its notes by guid, its cards by guid and ord. */
+export interface PackageIds {
+  decks: Record<string, number>
+  notes: Record<string, number>
+  cards: Record<string, number>
+}
+
+export async function packageIds (path: string): Promise<PackageIds> {
+  const { collection } = await readAnkiPackageFile(path, { onMedia: () => {} })
+  const guids = new Map(collection.notes.map((note) => [note.id, note.guid]))
+  return {
+    decks: Object.fromEntries(collection.decks.map((deck) => [deck.path.join('::'), deck.id])),
+    notes: Object.fromEntries(collection.notes.map((note) => [note.guid, note.id])),
+    cards: Object.fromEntries(collection.cards.map((card) => [`${guids.get(card.noteId) ?? '?'}/${card.ord}`, card.id]))
   }
 }

@@ -7,12 +7,12 @@ import { IANAZone } from 'luxon'
 import { addDays, dayOf, daysBetween, startOfDay, userDay, type LocalDay, type UserCalendar } from '../calendar.js'
 import { sideHtml } from '../card-html.js'
 import type { TextFormat } from '../card-content.js'
-import { flashcardIDsIn, locateFlashcard, locateFolder, type FolderNode, type LibraryTree } from '../library-tree.js'
+import { flashcardIDsIn, locateFlashcard, locateFolder, type FlashcardNode, type FolderNode, type LibraryTree } from '../library-tree.js'
 import { Refusal } from '../refusals.js'
 import { isBuriedAt } from '../card-states.js'
 import { CardState, type CardSchedule, type Rating } from '../scheduling.js'
 import { CARD_QUEUE } from './collection.js'
-import type { CardRow, CollectionTiming, RevlogRow } from './writer.js'
+import { DEFAULT_DECK_ID, type CardRow, type CollectionTiming, type RevlogRow } from './writer.js'
 import type { HistoryEntry } from '../anki-import.js'
 
 /** What an export holds: the whole account, a folder with everything below it, or one flashcard. */
@@ -23,6 +23,14 @@ export interface ExportedDeck {
   path: string[]
   /** the flashcard whose cards it holds; absent for a deck made of a folder */
   flashcardID?: string
+  /** the folder or flashcard it is made of, and the Anki id that one keeps from an Anki import */
+  nodeID: string
+  ankiID?: number
+}
+
+/** A folder or flashcard as the deck it is made of: its name, with its ids. */
+function deckOf (node: FolderNode | FlashcardNode, path: string[]): ExportedDeck {
+  return { path, nodeID: node.id, ...(node.ankiID === undefined ? {} : { ankiID: node.ankiID }) }
 }
 
 /**
@@ -35,9 +43,16 @@ function deckPart (name: string): string {
 
 function folderDecks (folder: FolderNode, above: string[], decks: ExportedDeck[]): void {
   const path = [...above, deckPart(folder.name)]
-  decks.push({ path })
-  for (const flashcard of folder.flashcards) decks.push({ path: [...path, deckPart(flashcard.name)], flashcardID: flashcard.id })
+  decks.push(deckOf(folder, path))
+  for (const flashcard of folder.flashcards) decks.push({ ...deckOf(flashcard, [...path, deckPart(flashcard.name)]), flashcardID: flashcard.id })
   for (const child of folder.folders) folderDecks(child, path, decks)
+}
+
+/** The folders above a scope, as its parent decks. */
+function decksAbove (above: readonly FolderNode[], decks: ExportedDeck[]): string[] {
+  const path = above.map((folder) => deckPart(folder.name))
+  above.forEach((folder, index) => decks.push(deckOf(folder, path.slice(0, index + 1))))
+  return path
 }
 
 /**
@@ -50,21 +65,49 @@ export function exportedDecks (tree: LibraryTree, scope: ExportScope): { decks: 
   if (scope.kind === 'flashcard') {
     const found = locateFlashcard(tree, scope.flashcardID)
     if (found === null) throw new Refusal('flashcard_not_found', `no flashcard ${scope.flashcardID}`)
-    const above = found.above.map((folder) => deckPart(folder.name))
-    above.forEach((_, index) => decks.push({ path: above.slice(0, index + 1) }))
-    decks.push({ path: [...above, deckPart(found.node.name)], flashcardID: found.node.id })
+    const above = decksAbove(found.above, decks)
+    decks.push({ ...deckOf(found.node, [...above, deckPart(found.node.name)]), flashcardID: found.node.id })
     return { decks, flashcardIDs: [found.node.id], name: found.node.name }
   }
   if (scope.kind === 'folder') {
     const found = locateFolder(tree, scope.folderID)
     if (found === null) throw new Refusal('folder_not_found', `no folder ${scope.folderID}`)
-    const above = found.above.map((folder) => deckPart(folder.name))
-    above.forEach((_, index) => decks.push({ path: above.slice(0, index + 1) }))
-    folderDecks(found.node, above, decks)
+    folderDecks(found.node, decksAbove(found.above, decks), decks)
     return { decks, flashcardIDs: flashcardIDsIn([found.node]), name: found.node.name }
   }
   for (const folder of tree.folders) folderDecks(folder, [], decks)
   return { decks, flashcardIDs: flashcardIDsIn(tree.folders), name: 'flashcards' }
+}
+
+/**
+ * Where the deck ids derived from a folder's or flashcard's id lie: millisecond times of the years
+ * 6429 to 8660, which no deck Anki made can have (Anki's deck ids are their creation times), yet
+ * times any date arithmetic still reads; 46 bits, so that two of one account meet only by a
+ * vanishingly rare chance.
+ */
+export const DERIVED_DECK_IDS = { from: 2 ** 47, span: 2 ** 46 }
+
+/** The deck id of a folder or flashcard without one of Anki's: the same at every export, from the node's id alone. */
+export function derivedDeckId (nodeID: string): number {
+  const hash = createHash('sha256').update(`flashcard-service:deck:${nodeID}`).digest().readBigUInt64BE(0)
+  return DERIVED_DECK_IDS.from + Number(hash % BigInt(DERIVED_DECK_IDS.span))
+}
+
+/**
+ * The ids of an export's decks, in their order: the Anki id a folder or flashcard keeps from an
+ * Anki import, else its derived one, so that a deck has the same id at every export whatever its
+ * scope. Ids never repeat in one package, and Default's 1 is Default's: an id taken already (two
+ * folders imported from one deck, Anki's Default deck imported) gives way to the derived one, and
+ * that, should it be taken too, to the next free number above it.
+ */
+export function exportedDeckIds (decks: readonly ExportedDeck[]): number[] {
+  const taken = new Set([DEFAULT_DECK_ID])
+  return decks.map((deck) => {
+    let id = deck.ankiID !== undefined && !taken.has(deck.ankiID) ? deck.ankiID : derivedDeckId(deck.nodeID)
+    while (taken.has(id)) id += 1
+    taken.add(id)
+    return id
+  })
 }
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { cardDue } from '../../../src/domain/anki/days.js'
-import { ankiDays, exportedDecks, noteGuid, revlogRow, scheduleRow, withAnkiMedia } from '../../../src/domain/anki/export.js'
+import { ankiDays, DERIVED_DECK_IDS, derivedDeckId, exportedDeckIds, exportedDecks, noteGuid, revlogRow, scheduleRow, withAnkiMedia } from '../../../src/domain/anki/export.js'
 import type { AnkiCard } from '../../../src/domain/anki/collection.js'
 import { dayOf } from '../../../src/domain/calendar.js'
 import { Refusal } from '../../../src/domain/refusals.js'
@@ -89,4 +89,25 @@ test('decks are named by their path, a :: inside a name kept as one colon', asyn
   t.same(exportedDecks(tree, { kind: 'flashcard', flashcardID: 'k1' }).decks.map((deck) => deck.path.join('::')), ['A:B', 'A:B::C', 'A:B::C::D'])
   t.same(exportedDecks(tree, { kind: 'account' }).flashcardIDs, ['k1'])
   t.throws(() => exportedDecks(tree, { kind: 'folder', folderID: 'nope' }), new Refusal('folder_not_found', 'no folder nope'))
+})
+
+test('a deck\'s id is the one its folder or flashcard kept from Anki, else derived from its id, and no two decks of a package share one', async (t) => {
+  const tree = {
+    folders: [
+      { id: 'f1', name: 'From Anki', ankiID: 1_600_000_000_001, folders: [], flashcards: [{ id: 'k1', name: 'Deck', description: '', ankiID: 1_600_000_000_002 }] },
+      // imported twice, and Anki's Default deck imported
+      { id: 'f2', name: 'Again', ankiID: 1_600_000_000_001, folders: [], flashcards: [{ id: 'k2', name: 'Default', description: '', ankiID: 1 }] },
+      { id: 'f3', name: 'Made here', folders: [], flashcards: [{ id: 'k3', name: 'Deck', description: '' }] }
+    ]
+  }
+  const whole = exportedDecks(tree, { kind: 'account' }).decks
+  const ids = exportedDeckIds(whole)
+  t.strictSame(ids, [1_600_000_000_001, 1_600_000_000_002, derivedDeckId('f2'), derivedDeckId('k2'), derivedDeckId('f3'), derivedDeckId('k3')],
+    'Anki\'s ids where they are free; a repeat, and Default\'s 1, give way to the derived id')
+  t.strictSame(exportedDeckIds(exportedDecks(tree, { kind: 'folder', folderID: 'f3' }).decks), [derivedDeckId('f3'), derivedDeckId('k3')], 'the same in a folder\'s export')
+  t.equal(derivedDeckId('f3'), derivedDeckId('f3'), 'derived from the id alone')
+  for (const id of ids.slice(2)) t.ok(id >= DERIVED_DECK_IDS.from && id < DERIVED_DECK_IDS.from + DERIVED_DECK_IDS.span && Number.isSafeInteger(id), `${id} in the derived range`)
+  const clashing = [{ path: ['A'], nodeID: 'f3' }, { path: ['B'], nodeID: 'x', ankiID: derivedDeckId('f3') }, { path: ['C'], nodeID: 'f3' }]
+  const unique = exportedDeckIds(clashing)
+  t.equal(new Set([1, ...unique]).size, 4, 'ids that would meet still make a package of distinct ids, Default\'s apart')
 })
