@@ -78,7 +78,8 @@ export interface CardDocument extends CardSchedule, CardContent, Partial<ClozeSi
   ankiOrd?: number
   /**
    * Anki's id of the card, which an export writes: the one an Anki import brought, or one handed
-   * out when the card was made here (storeNewCards; migration anki-ids-of-cards for the cards made before)
+   * out when the card was made here (storeNewCards). Absent on a card made before the ids were kept,
+   * which an export gives its creation time, made unique in the export's order
    */
   ankiID?: number
   /** the Anki id of the note of a cloze note's card made here, which its cards share (a basic card made here is a note of its own id) */

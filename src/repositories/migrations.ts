@@ -8,7 +8,6 @@ import { nodeCount, RECOVERED_FOLDER, treeFromNodes, type ParentLinkedNode } fro
 import { activityId, type DayActivityDocument } from './activity.js'
 import type { TreeDocument } from './trees.js'
 import { migrationLockRepository } from './migration-lock.js'
-import { ankiIdsOfCards } from './migrations/anki-ids.js'
 import { queueStartsFromCards } from './migrations/queue-starts.js'
 import { searchPagesPending } from './migrations/search-pages.js'
 import { stagedSearchPagesRemoved } from './migrations/staged-search-pages.js'
@@ -130,8 +129,7 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   },
   { number: 4, ...queueStartsFromCards },
   { number: 5, ...searchPagesPending },
-  { number: 6, ...stagedSearchPagesRemoved },
-  { number: 7, ...ankiIdsOfCards }
+  { number: 6, ...stagedSearchPagesRemoved }
 ]
 
 /** Sends the writes a thousand to a bulk write, in any order. */

@@ -2,10 +2,10 @@
 // the export's time and scope, and a deck an Anki import made keeps the id Anki's collection gave it.
 // Read back with the project's own reader (src/anki/package-file.ts).
 import { test } from 'tap'
-import { DERIVED_DECK_IDS } from '../../src/domain/anki/export.js'
+import { DERIVED_DECK_IDS, noteGuid } from '../../src/domain/anki/export.js'
 import { exportedFile, libraryWithHistory, packageIds } from '../helpers/anki-export.js'
 import { fixture, importAnki, LEARNER } from '../helpers/anki-import.js'
-import { buildTestApp, expectOk, registerUser } from '../helpers/app.js'
+import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app.js'
 import { FIXTURES } from '../helpers/anki.js'
 import { join } from 'node:path'
 
@@ -66,4 +66,28 @@ test('a deck Anki had keeps its id through the import and the export, and no ans
     t.equal(answer.statusCode, 200, operation)
     t.notMatch(answer.body, /ankiID|ankiNoteID|lastAnkiID/, `${operation} shows no Anki id`)
   }
+})
+
+test('cards made in one millisecond get ids of their own, a cloze note made here one its cards share (a number added later too), and a card from before the ids its creation time', async (t) => {
+  const T = Date.parse('2026-06-01T10:00:00Z')
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => new Date(T) })
+  const user = await registerUser(app, LEARNER)
+  await expectOk(app, 'create-folder', { jwtToken: user.jwtToken, path: ['Ids'] }, 201)
+  const { flashcardID, cardIDs } = await expectOk<{ flashcardID: string, cardIDs: string[] }>(app, 'create-flashcard', {
+    jwtToken: user.jwtToken, folder: ['Ids'], flashcardName: 'Deck', cards: [{ front: 'a', back: 'b' }, { cloze: '{{c1::x}} {{c2::y}}' }, { front: 'c', back: 'd' }]
+  }, 201)
+  const cards = databaseOf(app).collection<{ _id: string, ankiID?: number, ankiNoteID?: number, noteID?: string, clozeNumber?: number }>('cards')
+  const stored = async (cardID: string) => await cards.findOne({ _id: cardID })
+  const made = await Promise.all(cardIDs.map(stored))
+  t.strictSame(made.map((card) => card?.ankiID), [T + 1, T + 2, T + 3, T + 4], 'one request\'s cards, one millisecond: each an id of its own, from the creation time on')
+  t.strictSame(made.map((card) => card?.ankiNoteID), [undefined, T, T, undefined], 'the cloze note one its cards share')
+  await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID, cardID: cardIDs[1], cloze: '{{c1::x}} {{c2::y}} {{c3::z}}' })
+  const third = (await cards.find({ userID: user.userID, noteID: made[1]?.noteID } as never).toArray()).find((card) => card.clozeNumber === 3)
+  t.equal(third?.ankiNoteID, T, 'a number added later shares it')
+  t.ok((third?.ankiID ?? 0) > T + 4, 'with an id of its own past the others')
+
+  // a card made before the ids were kept has none: the export gives it its creation time, as before
+  await cards.updateOne({ _id: cardIDs[3] as string }, { $unset: { ankiID: '' } })
+  const ids = await packageIds(await exportedFile(t, app, user))
+  t.equal(ids.cards[`${noteGuid(cardIDs[3] as string)}/0`], T, 'a card without an id is written under its creation time')
 })
