@@ -261,14 +261,16 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
 
   // notes the user has already, by guid: their cards are brought up to date, not added
   const existing = new Map<string, Map<number, HeldCard>>()
-  const hold = (guid: string, ord: number, card: Pick<CardDocument, '_id' | 'flashcardID' | 'noteID' | 'modified' | 'createdAt'>): void => {
+  const hold = (guid: string, ord: number, card: Pick<CardDocument, '_id' | 'flashcardID' | 'noteID' | 'modified' | 'createdAt' | 'ankiGuid'>): void => {
     let byOrd = existing.get(guid)
     if (byOrd === undefined) existing.set(guid, byOrd = new Map())
+    // a card from Anki not changed here since cards kept the time (nor kept its note, which has it): Anki's text is as new as any
+    const changed = card.modified ?? (card.ankiGuid === undefined ? card.createdAt : undefined)
     byOrd.set(ord, {
       _id: card._id,
       flashcardID: card.flashcardID,
       ...(card.noteID === undefined ? {} : { noteID: card.noteID }),
-      modified: Math.floor((card.modified ?? card.createdAt).getTime() / 1000)
+      modified: changed === undefined ? 0 : Math.floor(changed.getTime() / 1000)
     })
   }
   let guids: string[] = []
@@ -378,8 +380,9 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let noteBatch: NoteDocument[] = []
   let staged = 0
   let updated = 0
-  /** cards of notes the user has that were not changed in the package since they were here */
+  /** cards of notes the user has that were not changed in the package since they were here, and the cards of those notes the package has and the user not */
   let left = 0
+  let notAdded = 0
   let suspended = 0
   let buried = 0
   let buriedUntil: Date | undefined
@@ -440,19 +443,26 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         continue
       }
       counts.notes += 1
-      const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
-      const noteTypeID = noteTypeIDOf(notetype)
       const matched = existing.get(note.guid)
       // a note the user has is brought up to date when the package's was changed after it (as Anki's importer does by
-      // default), so that an older package never undoes an edit made here; or always, when the learner asks for it
-      const update = matched === undefined || job.updateNotes === 'always' || note.modified > Math.max(...[...matched.values()].map((card) => card.modified))
+      // default), so that an older package never undoes an edit made here; or always, when the learner asks for it.
+      // One left as it is is left whole: its cards, and its note type, are not touched, and no card is added to it
+      // (a card the package has and it lacks would be made from the older text, beside cards of the newer)
+      if (matched !== undefined && job.updateNotes !== 'always' && note.modified <= Math.max(...[...matched.values()].map((card) => card.modified))) {
+        for (const card of noteCards) {
+          if (matched.has(card.ord)) left++
+          else notAdded++
+        }
+        counts.cards += noteCards.length
+        continue
+      }
+      const fields = note.fields.map((field) => withMediaIds(field, (name) => mediaIDs.get(name), missingMedia))
+      const noteTypeID = noteTypeIDOf(notetype)
       // the note: the one its cards had from an earlier import, brought up to date, or a new one
       const earlierNoteID = [...(matched?.values() ?? [])].find((card) => card.noteID !== undefined)?.noteID
       const noteID = earlierNoteID ?? newId()
-      // a note left as it is gains the cards it has in the package and not here (a template added in Anki), which need a note if it has none
-      const written = update || (earlierNoteID === undefined && noteCards.some((card) => matched?.has(card.ord) !== true))
       // a new note is the user's at once (no card of theirs names it until the import is kept); one brought up to date is staged
-      if (written) noteBatch.push({
+      noteBatch.push({
         _id: earlierNoteID === undefined ? noteID : newId(),
         ...(earlierNoteID === undefined ? { importID } : { replaces: earlierNoteID }),
         userID: earlierNoteID === undefined ? userID : owner,
@@ -477,10 +487,6 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
         const standing = standingOf(card, now, calendar)
         const earlier = matched?.get(card.ord)
         counts.cards += 1
-        if (earlier !== undefined && !update) {
-          left++
-          continue
-        }
         if (earlier !== undefined) {
           const { html, media, ...rest } = stored.stored
           contentTotal += contentCharacters(stored.stored)
@@ -583,7 +589,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   if (buried > 0) warnings.push(`${buried} card${buried === 1 ? ' was' : 's were'} buried in Anki: buried here too, until tomorrow`)
   if (updated > 0) warnings.push(`${updated} card${updated === 1 ? '' : 's'} of notes the account has ${updated === 1 ? 'was' : 'were'} updated rather than added again (matched by the note's guid), with ${updated === 1 ? 'its' : 'their'} schedule and history as they were`)
   if (left > 0) {
-    warnings.push(`${left} card${left === 1 ? '' : 's'} of notes the account has ${left === 1 ? 'was' : 'were'} left as ${left === 1 ? 'it is' : 'they are'}: the package's notes were not changed ` +
+    const others = notAdded === 0 ? '' : `, and ${notAdded} card${notAdded === 1 ? '' : 's'} the package has of those notes ${notAdded === 1 ? 'was' : 'were'} not added`
+    warnings.push(`${left} card${left === 1 ? '' : 's'} of notes the account has ${left === 1 ? 'was' : 'were'} left as ${left === 1 ? 'it is' : 'they are'}${others}: the package's notes were not changed ` +
       'after they were last changed here (to take the package\'s text all the same, import it with updateNotes=always)')
   }
 
@@ -601,7 +608,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   }
 
   const plan: ImportPlan = {
-    flashcards,
+    // a deck made for cards of notes left as they are alone holds none: it is not made
+    flashcards: flashcards.filter((flashcard) => flashcard.existing || (flashcard.cards ?? 0) > 0),
     media: planned,
     cards: staged,
     updated,

@@ -93,8 +93,11 @@ async function giveAnkiIDs ({ cards, users }: Pick<Repositories, 'cards' | 'user
  */
 export async function storeNewCards ({ cards, users }: Pick<Repositories, 'cards' | 'users'>, userID: string, documents: readonly CardDocument[]): Promise<void> {
   if (documents.length === 0) return
-  await giveAnkiIDs({ cards, users }, userID, documents)
-  await cards.insertMany([...documents])
+  // the ids go on copies: callers make their cards before their transaction, which a write conflict runs again, and
+  // cards given ids by the attempt that was undone would take them again, past the counter that undoing put back
+  const stored = documents.map((card) => ({ ...card }))
+  await giveAnkiIDs({ cards, users }, userID, stored)
+  await cards.insertMany(stored)
   const due = Math.min(...documents.map((card) => card.due.getTime()))
   const createdOrder = Math.min(...documents.map((card) => card.createdOrder))
   await users.queueNewCards(userID, { due: new Date(due), createdOrder })

@@ -183,3 +183,31 @@ test('cards imported before notes were kept (no note of their own) leave by expo
   t.ok(ords.length >= 15, `${ords.length} cards of Basic notes`)
   t.strictSame([...new Set(ords)], [0], 'every card of a Basic note is its card 1, the reversed ones too')
 })
+
+test('a package whose notes are older than here leaves their note types too: a note type edited here keeps its edit', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  const typesOf = async () => (await expectOk<{ noteTypes: Array<{ noteTypeID: string, name: string, css: string }> }>(app, 'get-note-types', { jwtToken: user.jwtToken })).noteTypes
+  const basic = (await typesOf()).find((noteType) => noteType.name === 'Basic') as { noteTypeID: string, css: string }
+  await expectOk(app, 'edit-note-type', { jwtToken: user.jwtToken, noteTypeID: basic.noteTypeID, css: '.card { color: teal; }' })
+  const again = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  t.equal(again.state, 'done', JSON.stringify(again))
+  t.match(again.warnings.join(' '), /left as they are/)
+  t.equal((await typesOf()).find((noteType) => noteType.noteTypeID === basic.noteTypeID)?.css, '.card { color: teal; }', 'the CSS edited here stays')
+})
+
+test('cards imported before notes were kept count as older than any package: the next import brings them up to date, with their notes', async (t) => {
+  const app = await buildTestApp(t, import.meta.filename)
+  const user = await registerUser(app, LEARNER)
+  await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  const before = await countsOf(app, user)
+  // as such an import left them: guids on the cards, no note documents
+  await databaseOf(app).collection('notes').deleteMany({ userID: user.userID })
+  const again = await importAnki(app, user.jwtToken, fixture('collection.apkg'))
+  t.equal(again.state, 'done', JSON.stringify(again))
+  t.match(again.warnings.join(' '), /updated rather than added again/)
+  const after = await countsOf(app, user)
+  t.equal(after.cards, before.cards, 'no card added')
+  t.equal(after.notes, before.notes, 'and every note there again')
+})

@@ -108,3 +108,36 @@ test('cards made here, studied and edited in Anki, come back edited into the car
   t.equal(again.state, 'done', JSON.stringify(again))
   t.strictSame(await holding(app, user), before, 'nothing added')
 })
+
+test('a note made here and changed in Anki, then changed here again, is left whole by the import: its card of a number added in Anki comes only when asked for, and never twice', needsAnki, async (t) => {
+  assertAnki()
+  let now = new Date(Date.now() - 3600_000)
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
+  const user = await registerUser(app, LEARNER)
+  const deck = await madeHere(app, user)
+  const folder = await mkdtemp(join(tmpdir(), 'import-own-export-'))
+  t.teardown(() => rm(folder, { recursive: true, force: true }))
+  const studied = join(folder, 'studied.apkg')
+  // in Anki: a third deletion added to the cloze note
+  const done = JSON.parse(runAnkiScript('edit_in_anki.py', [await exportedFile(t, app, user), studied, '{{c2::España}}', '{{c2::España}} in {{c3::Europe}}'], LEARNER.timezone)) as { edited: number }
+  t.equal(done.edited, 1)
+  // then here, later: the cloze note edited
+  now = new Date(Date.now() + 60_000)
+  await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[2], cloze: '{{c1::Madrid}} is the capital city of {{c2::España}}' })
+  const before = await holding(app, user)
+  for (const round of [1, 2]) {
+    const status = await importAnki(app, user.jwtToken, await readFile(studied))
+    t.equal(status.state, 'done', JSON.stringify(status))
+    t.match(status.warnings.join(' '), /and 1 card the package has of those notes was not added/, `import ${round}: the card of the number added is not added`)
+    t.strictSame(await holding(app, user), before, `import ${round}: the same four cards`)
+  }
+  const cloze = (await everyCardOf<Card>(app, user.jwtToken, deck.flashcardID)).find((card) => card.cardID === deck.cardIDs[2])
+  t.match(cloze?.front, /capital city/, 'the edit made here stays')
+
+  // asked for: the package's text, with the card of its third number, once
+  const always = await importAnki(app, user.jwtToken, await readFile(studied), { updateNotes: 'always' })
+  t.equal(always.state, 'done', JSON.stringify(always))
+  t.equal((await holding(app, user)).cards.length, 5, 'the card of the third number added')
+  t.equal((await importAnki(app, user.jwtToken, await readFile(studied))).state, 'done')
+  t.equal((await holding(app, user)).cards.length, 5, 'and not again at the next import')
+})
