@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import tap, { test } from 'tap'
+import tap, { test, type Test } from 'tap'
 import { readAnkiPackageFile } from '../../src/anki/package-file.js'
 import { buildTestApp, databaseOf, everyCardOf, expectOk, makeFolder, registerUser, type TestUser } from '../helpers/app.js'
 import { exportedFile } from '../helpers/anki-export.js'
@@ -38,6 +38,20 @@ async function holding (app: FastifyInstance, user: TestUser) {
     decks: library.folders.flatMap((folder) => folder.flashcards.map((flashcard) => `${folder.name}/${flashcard.flashcardName}: ${flashcard.cards}`)),
     cards: cards.map((card) => JSON.stringify(card))
   }
+}
+
+/**
+ * A learner whose deck was made here an hour ago (so that a change made in Anki now is later than that), on a
+ * service whose clock the test moves, and the path of a package Anki is to write (removed after the test).
+ */
+async function learnerAnHourAgo (t: Test) {
+  const clock = { now: new Date(Date.now() - 3600_000) }
+  const app = await buildTestApp(t, import.meta.filename, { clock: () => clock.now })
+  const user = await registerUser(app, LEARNER)
+  const deck = await madeHere(app, user)
+  const folder = await mkdtemp(join(tmpdir(), 'import-own-export-'))
+  t.teardown(() => rm(folder, { recursive: true, force: true }))
+  return { clock, app, user, deck, studied: join(folder, 'studied.apkg') }
 }
 
 test('an export of cards made here, imported again, finds those cards rather than adding them twice: unchanged, or changed here since, they stay as they are', async (t) => {
@@ -76,18 +90,11 @@ test('an export of cards made here, imported again, finds those cards rather tha
 
 test('cards made here, studied and edited in Anki, come back edited into the cards they were, schedules kept', needsAnki, async (t) => {
   assertAnki()
-  // the cards made an hour ago, so that a change made in Anki now is later than that
-  let now = new Date(Date.now() - 3600_000)
-  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
-  const user = await registerUser(app, LEARNER)
-  const deck = await madeHere(app, user)
+  const { clock, app, user, deck, studied } = await learnerAnHourAgo(t)
   const before = await holding(app, user)
-  const folder = await mkdtemp(join(tmpdir(), 'import-own-export-'))
-  t.teardown(() => rm(folder, { recursive: true, force: true }))
-  const studied = join(folder, 'studied.apkg')
   const exported = await exportedFile(t, app, user)
   // the deck exported again a minute after Anki's edit, nothing changed here: Anki keeps its own edit, newer than the cards' text
-  now = new Date(Date.now() + 60_000)
+  clock.now = new Date(Date.now() + 60_000)
   const later = await exportedFile(t, app, user)
   const done = JSON.parse(runAnkiScript('edit_in_anki.py', [exported, studied, 'the water', 'the sea water', later], LEARNER.timezone)) as { edited: number, answered: number, fields: string[][] }
   t.strictSame({ edited: done.edited, answered: done.answered }, { edited: 1, answered: 4 }, 'Anki edited one note and answered every card')
@@ -111,18 +118,12 @@ test('cards made here, studied and edited in Anki, come back edited into the car
 
 test('a note made here and changed in Anki, then changed here again, is left whole by the import: its card of a number added in Anki comes only when asked for, and never twice', needsAnki, async (t) => {
   assertAnki()
-  let now = new Date(Date.now() - 3600_000)
-  const app = await buildTestApp(t, import.meta.filename, { clock: () => now })
-  const user = await registerUser(app, LEARNER)
-  const deck = await madeHere(app, user)
-  const folder = await mkdtemp(join(tmpdir(), 'import-own-export-'))
-  t.teardown(() => rm(folder, { recursive: true, force: true }))
-  const studied = join(folder, 'studied.apkg')
+  const { clock, app, user, deck, studied } = await learnerAnHourAgo(t)
   // in Anki: a third deletion added to the cloze note
   const done = JSON.parse(runAnkiScript('edit_in_anki.py', [await exportedFile(t, app, user), studied, '{{c2::España}}', '{{c2::España}} in {{c3::Europe}}'], LEARNER.timezone)) as { edited: number }
   t.equal(done.edited, 1)
   // then here, later: the cloze note edited
-  now = new Date(Date.now() + 60_000)
+  clock.now = new Date(Date.now() + 60_000)
   await expectOk(app, 'edit-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: deck.cardIDs[2], cloze: '{{c1::Madrid}} is the capital city of {{c2::España}}' })
   const before = await holding(app, user)
   for (const round of [1, 2]) {
