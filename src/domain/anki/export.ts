@@ -79,6 +79,11 @@ export function exportedDecks (tree: LibraryTree, scope: ExportScope): { decks: 
   return { decks, flashcardIDs: flashcardIDsIn(tree.folders), name: 'flashcards' }
 }
 
+/** 64 bits of SHA-256 of `flashcard-service:` and `text`: what an export derives the same at every export (a guid, a deck id). */
+function stableBits (text: string): bigint {
+  return createHash('sha256').update(`flashcard-service:${text}`).digest().readBigUInt64BE(0)
+}
+
 /**
  * Where the deck ids derived from a folder's or flashcard's id lie: millisecond times of the years
  * 6429 to 8660, which no deck Anki made can have (Anki's deck ids are their creation times), yet
@@ -89,8 +94,7 @@ export const DERIVED_DECK_IDS = { from: 2 ** 47, span: 2 ** 46 }
 
 /** The deck id of a folder or flashcard without one of Anki's: the same at every export, from the node's id alone. */
 export function derivedDeckId (nodeID: string): number {
-  const hash = createHash('sha256').update(`flashcard-service:deck:${nodeID}`).digest().readBigUInt64BE(0)
-  return DERIVED_DECK_IDS.from + Number(hash % BigInt(DERIVED_DECK_IDS.span))
+  return DERIVED_DECK_IDS.from + Number(stableBits(`deck:${nodeID}`) % BigInt(DERIVED_DECK_IDS.span))
 }
 
 /**
@@ -302,7 +306,7 @@ const GUID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
  */
 export function noteGuid (id: string, ankiGuid?: string): string {
   if (ankiGuid !== undefined && ankiGuid !== '') return ankiGuid
-  let value = createHash('sha256').update(`flashcard-service:${id}`).digest().readBigUInt64BE(0)
+  let value = stableBits(id)
   let guid = ''
   do {
     guid = (GUID_ALPHABET[Number(value % 91n)] as string) + guid
