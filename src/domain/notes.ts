@@ -13,6 +13,8 @@ import { MAX_NOTE_TEXT } from './limits.js'
 import type { NoteTypeContent } from './note-types.js'
 import { quotedName } from './names.js'
 import { Refusal } from './refusals.js'
+import { sideHtml } from './card-html.js'
+import type { TextFormat } from './card-content.js'
 
 /** What rendering a note's cards reads of the note. */
 export interface KeptNote {
@@ -75,6 +77,28 @@ export function editedFields (noteType: Pick<NoteTypeContent, 'name' | 'fields'>
 export function isBasicNoteType (noteType: Pick<NoteTypeContent, 'kind' | 'fields' | 'templates'>): boolean {
   return noteType.kind === 'standard' && noteType.templates.length === 1 && noteType.fields.length === 2 &&
     noteType.fields[0] === 'Front' && noteType.fields[1] === 'Back'
+}
+
+/**
+ * The account's own note types that cards made here are notes of, where an import brought them
+ * (a Basic of Front and Back, a Cloze of Text and Back Extra): export-anki writes those cards as
+ * notes of them, so that Anki adds no second one, and get-note names them. Absent: Anki's stock one.
+ */
+export function madeHereNoteTypes<T extends Pick<NoteTypeContent, 'name' | 'kind' | 'fields' | 'templates'>> (held: Iterable<T>): { basic?: T, cloze?: T } {
+  const types = [...held]
+  const basic = types.find((noteType) => noteType.name === 'Basic' && isBasicNoteType(noteType))
+  const cloze = types.find((noteType) => noteType.name === 'Cloze' && noteType.kind === 'cloze' && noteType.fields[0] === 'Text' && noteType.fields[1] === 'Back Extra')
+  return { ...(basic === undefined ? {} : { basic }), ...(cloze === undefined ? {} : { cloze }) }
+}
+
+/**
+ * The two fields of a note made here, as HTML, media as `media:<mediaID>`: a card's front and back
+ * (Basic's Front and Back), or a cloze note's text and back extra (Cloze's Text and Back Extra).
+ * Plain text is escaped (its line breaks `<br>`); HTML is reduced to the service's allowlist.
+ */
+export function madeHereFields (source: { front: string, back: string, format?: TextFormat }): [string, string] {
+  const format = source.format ?? 'text'
+  return [sideHtml(source.front, format), sideHtml(source.back, format)]
 }
 
 /**
@@ -165,3 +189,11 @@ export const STOCK_NOTE_TYPES: readonly NoteTypeContent[] = [
     sortField: 0
   }
 ]
+
+/** What a note made here is: a card of a front and a back (Basic), or the cards of a cloze note (Cloze). */
+export type MadeHereKind = 'basic' | 'cloze'
+
+/** Anki's stock note type a note made here is of, by its kind: Basic (Front, Back) or Cloze (Text, Back Extra). */
+export function stockOfMadeHere (kind: MadeHereKind): NoteTypeContent {
+  return STOCK_NOTE_TYPES.find((stock) => stock.name === (kind === 'basic' ? 'Basic' : 'Cloze')) as NoteTypeContent
+}

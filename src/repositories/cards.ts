@@ -556,6 +556,12 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       }))
     },
 
+    /** Gives these cards of the user tags (none: they have none), as changed at `modified`. */
+    async setTags (userID: string, cardIDs: readonly string[], tags: readonly string[], modified: Date): Promise<void> {
+      if (cardIDs.length === 0) return
+      await cards.updateMany({ _id: { $in: [...cardIDs] }, userID }, tags.length > 0 ? { $set: { tags: [...tags], modified } } : { $set: { modified }, $unset: { tags: '' } }, inSession)
+    },
+
     /** Takes the tags off every card of a note (its note has none left). Index user_note. */
     async dropTags (userID: string, noteID: string): Promise<void> {
       await cards.updateMany({ userID, noteID, tags: { $exists: true } }, { $unset: { tags: '' } }, inSession)

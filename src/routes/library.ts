@@ -236,8 +236,9 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/get-note', {
     schema: {
-      summary: 'A note an Anki import brought: its note type, fields, tags and cards',
-      description: 'Every card an Anki import made names its note (noteID) in every read of its content. Each card of the note is made from these fields by the note type\'s template.',
+      summary: 'A note: its note type, fields, tags and cards',
+      description: 'Every card names its note (noteID) in every read of its content. A note an Anki import brought or add-note made: each card of it is made from these fields by the note type\'s template. ' +
+        'A card of a front and a back made here is a note of Basic under its own id, a cloze note made here one of Cloze: their fields are the cards\' sides as HTML.',
       tags: ['library'],
       body: NoteBody,
       response: { 200: Note, ...refusals(404) }
@@ -253,7 +254,7 @@ const library: FastifyPluginAsyncTypebox = async (app) => {
       body: EditNoteBody,
       response: { 200: NoteEdited, ...refusals(404, 409) }
     }
-  }, async (request) => await notes.editNote(request.account._id, request.body))
+  }, async (request) => await library.editNote(request.account, request.body))
 
   app.post('/get-library', {
     schema: {

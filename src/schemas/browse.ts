@@ -32,7 +32,7 @@ export const BrowsedCard = Type.Object({
   folder: Type.Array(Type.String(), { description: 'the path of the folder holding the flashcard' }),
   sortField: Type.String({ description: `plain text (not HTML): the first line of what the card shows (its front; a cloze note with its answers), at most ${SORT_FIELD_LENGTH} characters, … marking a cut` }),
   kind: StringEnum(['basic', 'cloze'] as const, { description: 'a card with a front and a back, or a card of a cloze note' }),
-  noteType: Type.Optional(Type.String({ description: 'the name of its note type, for a card of a note (an Anki import\'s, or add-note\'s); absent for a card made with add-cards' })),
+  noteType: Type.String({ description: 'the name of its note type: an Anki import\'s or add-note\'s; Basic for a card of a front and a back made here, Cloze for a card of a cloze note made here' }),
   state: StringEnum(['new', 'learning', 'review', 'relearning'] as const),
   due: Type.Optional(Type.String({ description: 'DD/MM/YYYY in the user\'s calendar: the day it is due; absent for a new card' })),
   interval: Type.String({ description: 'the days its schedule gave until it is due (0 for a new card or one in learning steps)' }),

@@ -81,8 +81,8 @@ export const CardContent = {
   format: TextFormat,
   frontHtml: Type.String({ description: 'the front as sanitized HTML to show (plain text escaped, line breaks <br>), media as signed addresses; of a cloze card, the question' }),
   backHtml: Type.String({ description: 'the back as sanitized HTML to show; of a cloze card, the whole answer (the deletion in <span class="cloze">), then the back extra' }),
-  noteID: Type.Optional(Type.String({ description: 'the note the card is one card of (get-note, edit-note for a note an Anki import brought); for a card of a front and a back made here, absent' })),
-  ord: Type.Optional(Type.String({ description: 'which card of its note it is, as Anki counts them from 0: its card template, or its cloze number less one; present with noteID' })),
+  noteID: Type.String({ description: 'the note the card is one card of (get-note, edit-note, delete-note); a card of a front and a back made here is a note of its own, under the card\'s id' }),
+  ord: Type.String({ description: 'which card of its note it is, as Anki counts them from 0: its card template, or its cloze number less one' }),
   clozeNumber: Type.Optional(Type.String({ description: 'the number of the cloze note\'s deletions this card asks for; only for a card of a cloze note' })),
   noteTypeID: Type.Optional(Type.String({ description: 'the note type (get-note-types) an Anki import made the card from, whose CSS styles it; absent for a card made here' }))
 }

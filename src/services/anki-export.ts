@@ -10,7 +10,7 @@ import {
   type ExportLimits, type ExportScope
 } from '../domain/anki/export.js'
 import { mediaFileName } from '../domain/card-archive.js'
-import { isBasicNoteType } from '../domain/notes.js'
+import { madeHereNoteTypes } from '../domain/notes.js'
 import { PACKAGE_VERSIONS } from '../domain/anki/package.js'
 import { CollectionWriter, dummyCollection, type RevlogRow } from '../domain/anki/writer.js'
 import { invalidToken, Refusal } from '../domain/refusals.js'
@@ -170,10 +170,7 @@ export function ankiExportService ({ repositories, clock }: Pick<ServiceContext,
         const files = new Map<string, MediaDocument>()
         const noteTypes = new Map((await repositories.noteTypes.ofUser(userID)).map((noteType) => [noteType._id, noteType]))
         // a card made here is a note of the account's own Basic or Cloze, where an import brought them: Anki then adds no second one
-        const stock = {
-          basic: [...noteTypes.values()].find((noteType) => noteType.name === 'Basic' && isBasicNoteType(noteType)),
-          cloze: [...noteTypes.values()].find((noteType) => noteType.name === 'Cloze' && noteType.kind === 'cloze' && noteType.fields[0] === 'Text' && noteType.fields[1] === 'Back Extra')
-        }
+        const stock = madeHereNoteTypes(noteTypes.values())
         let text = 0
 
         const writeBatch = async (batch: CardWithGuid[]): Promise<void> => {

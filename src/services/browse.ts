@@ -10,6 +10,7 @@ import type { ServiceContext } from './context.js'
 import type { SearchService } from './search.js'
 import { withBurialsOver } from './today.js'
 import { browseRow } from './wire.js'
+import { stockOfMadeHere } from '../domain/notes.js'
 
 const DAY = 86_400_000
 /** Past every due a schedule gives but a few: a window of due reaching it takes the rest. */
@@ -96,7 +97,9 @@ export function browseService (context: ServiceContext, search: SearchService) {
         : new Map<string, string>()
       const cards = page.flatMap(({ card }) => {
         const flashcard = flashcards.get(card.flashcardID)
-        return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now, card.noteTypeID === undefined ? undefined : noteTypes.get(card.noteTypeID))]
+        // a card made here is a note of its own Basic, or of Cloze
+        const noteType = (card.noteTypeID === undefined ? undefined : noteTypes.get(card.noteTypeID)) ?? stockOfMadeHere(card.clozeNumber === undefined ? 'basic' : 'cloze').name
+        return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now, noteType)]
       })
       const last = page.at(-1)
       return {

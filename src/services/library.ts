@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { newId } from '../domain/ids.js'
 import { cardsMadeBy, isClozeInput, type CardInput, type TextFormat } from '../domain/card-content.js'
 import { basicSides, clozeSides, RENDER_VERSION, renderingOf, sideHtml, type RenderOptions } from '../domain/card-html.js'
-import { editedFields, isBasicNoteType } from '../domain/notes.js'
+import { editedFields, isBasicNoteType, madeHereFields, stockOfMadeHere } from '../domain/notes.js'
 import type { ImportedContent } from '../domain/anki-import.js'
 import { quotedName } from '../domain/names.js'
 import { clozeNumbers, clozeSource, parseCloze, withoutDeletion } from '../domain/cloze.js'
@@ -22,7 +22,10 @@ import { mediaShownBy, releaseMedia, removeFilesAfterwards } from './media.js'
 import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
-import { deckNamesOf, NOTE_BATCH, noteTypeShown, noteTypeDeletionStep, planNoteTypeEdit, renderNotesAgain, rewriteNote, type NoteTypeEdited, type NoteTypePlan } from './notes.js'
+import {
+  deckNamesOf, editKeptNote, madeHereNote, noNote, NOTE_BATCH, noteTypeShown, noteTypeDeletionStep, planNoteTypeEdit, renderNotesAgain, rewriteNote,
+  type MadeHereNote, type NoteTypeEdited, type NoteTypePlan
+} from './notes.js'
 import type { NoteTypeChange } from '../domain/note-types.js'
 import type { NoteTypeRenderService } from './note-type-renders.js'
 import { userDay } from '../domain/calendar.js'
@@ -444,7 +447,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
 
 
   /** A cloze note's new text, back extra or format, given to every card of it, in the caller's transaction. */
-  async function editNote (repositories: Repositories, user: UserDocument, flashcardID: string,
+  async function editClozeNote (repositories: Repositories, user: UserDocument, flashcardID: string,
     note: { noteID: string, cloze: string, back: string, format: TextFormat }, mediaUrl: UserMediaUrl) {
     const { cards, users } = repositories
     const userID = user._id
@@ -479,6 +482,33 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       added: added.map((card) => card._id),
       removed: removed.map((card) => card._id)
     }
+  }
+
+  /**
+   * Edits a note made here, in the caller's transaction: its fields are HTML (madeHereFields), so a
+   * card of plain text stays plain only while its fields hold no markup; a cloze note changes as
+   * edit-card changes it (a card whose number is gone is deleted, a new number makes a card).
+   */
+  async function editMadeHereNote (repositories: Repositories, user: UserDocument, noteID: string, made: MadeHereNote,
+    change: { fields?: Record<string, string>, tags?: string[] }) {
+    const first = made.cards[0] as CardDocument
+    const tags = change.tags ?? first.tags ?? []
+    const [front, back] = editedFields(stockOfMadeHere(made.kind), madeHereFields(first), change.fields ?? {}, tags) as [string, string]
+    const format: TextFormat = (first.format ?? 'text') === 'text' && !/[<>&]/.test(front + back) ? 'text' : 'html'
+    const now = context.clock()
+    let result = { cardIDs: made.cards.map((card) => card._id), added: [] as string[], removed: [] as string[] }
+    if (change.fields !== undefined && Object.keys(change.fields).length > 0) {
+      if (made.kind === 'basic') {
+        if (front.trim() === '') throw new Refusal('invalid_field', 'the note\'s Front would be empty, and a card made here needs a front: write one, or delete the note')
+        const content = storedContent(front, back, format, undefined, renderingOf(first))
+        await repositories.cards.setContents(user._id, first.flashcardID, [{ cardID: first._id, content }], now)
+      } else {
+        const edited = await editClozeNote(repositories, user, first.flashcardID, { noteID, cloze: front, back, format }, mediaUrlOf(user._id))
+        result = { cardIDs: [...edited.kept, ...edited.added], added: edited.added, removed: edited.removed }
+      }
+    }
+    if (change.tags !== undefined) await repositories.cards.setTags(user._id, result.cardIDs, tags, now)
+    return { noteID, ...result }
   }
 
   return {
@@ -650,7 +680,7 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
             `card ${cardID} is a card of a cloze note: send cloze (the note's text, which every card of the note shares) rather than front`)
         }
         const note = { noteID: card.noteID, cloze: cloze ?? card.front, back: back ?? card.back, format: format ?? card.format ?? 'text' }
-        return await editNote(repositories, user, flashcardID, note, mediaUrl)
+        return await editClozeNote(repositories, user, flashcardID, note, mediaUrl)
       })
     },
 
@@ -696,10 +726,32 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
       })
     },
 
+    /**
+     * Changes the fields named of a note (the others stay) and, when given, its tags: a kept note's
+     * (editKeptNote), or a note made here, whose fields are its card's sides (or its cloze text and
+     * back extra), written as edit-card writes them.
+     */
+    async editNote (user: UserDocument, change: { noteID: string, fields?: Record<string, string>, tags?: string[] }) {
+      if (change.fields === undefined && change.tags === undefined) {
+        throw new Refusal('nothing_to_change', 'body has neither "fields" nor "tags": send what to change')
+      }
+      return await context.userTransaction(user._id, async (repositories) => {
+        const kept = await repositories.notes.findById(user._id, change.noteID)
+        if (kept !== null) return await editKeptNote(context, repositories, user._id, kept, change)
+        const made = await madeHereNote(repositories, user._id, change.noteID)
+        if (made === null) throw noNote(change.noteID)
+        return await editMadeHereNote(repositories, user, change.noteID, made, change)
+      })
+    },
+
     /** Deletes a note with every card of it, each as delete-card deletes one; its reviews stay in the log. */
     async deleteNote (userID: string, noteID: string) {
       const cardIDs = await deleteChosen(userID, async (repositories) => {
-        if (await repositories.notes.findById(userID, noteID) === null) throw new Refusal('note_not_found', `no note ${noteID}`)
+        if (await repositories.notes.findById(userID, noteID) === null) {
+          const made = await madeHereNote(repositories, userID, noteID)
+          if (made === null) throw noNote(noteID)
+          return made.cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
+        }
         const cards = await repositories.cards.ofNoteAnywhere(userID, noteID)
         // a note without cards goes by itself; one with cards goes with its last
         if (cards.length === 0) await repositories.notes.remove(userID, [noteID])

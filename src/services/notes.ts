@@ -4,7 +4,7 @@ import { MAX_CARD_TEXT, MAX_NOTE_TYPES, MAX_NOTES_RESHAPED } from '../domain/lim
 import { noteGuid } from '../domain/anki/export.js'
 import { newId } from '../domain/ids.js'
 import { flashcardWithPath } from '../domain/library-tree.js'
-import { cardOrdsOf, editedFields, keptCardContent, STOCK_NOTE_TYPES } from '../domain/notes.js'
+import { cardOrdsOf, editedFields, keptCardContent, madeHereFields, madeHereNoteTypes, STOCK_NOTE_TYPES, stockOfMadeHere, type MadeHereKind } from '../domain/notes.js'
 import { definitionProblem, editedNoteType, noteTypeIdOf, type NoteTypeChange, type NoteTypeContent, type NoteTypeDefinition, type NoteTypeEdit } from '../domain/note-types.js'
 import { Refusal } from '../domain/refusals.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
@@ -14,7 +14,7 @@ import type { NoteTypeDocument } from '../repositories/note-types.js'
 import { addToUsageWithinQuotas, storeNewCards, type ServiceContext } from './context.js'
 import { cardDocument, placeAfterLast, storedNoteContent } from './library.js'
 
-function noNote (noteID: string): Refusal {
+export function noNote (noteID: string): Refusal {
   return new Refusal('note_not_found', `no note ${noteID}: a card's noteID names its note, and a note goes with its last card`)
 }
 
@@ -106,11 +106,56 @@ async function storeNoteCards (context: ServiceContext, repositories: Repositori
 }
 
 /** A kept note, its note type and its cards, the user's; 404 for a note the user lacks. */
-async function keptNote (repositories: Repositories, userID: string, noteID: string): Promise<{ note: NoteDocument, noteType: NoteTypeDocument, cards: CardDocument[] }> {
-  const note = await repositories.notes.findById(userID, noteID)
+async function keptNote (repositories: Repositories, userID: string, noteID: string, found?: NoteDocument): Promise<{ note: NoteDocument, noteType: NoteTypeDocument, cards: CardDocument[] }> {
+  const note = found ?? await repositories.notes.findById(userID, noteID)
   const noteType = note === null ? null : await repositories.noteTypes.findById(userID, note.noteTypeID)
   if (note === null || noteType === null) throw noNote(noteID)
   return { note, noteType, cards: await repositories.cards.ofNoteAnywhere(userID, noteID) }
+}
+
+/**
+ * A note made here, which has no document of its own: the cards of a cloze note made here (they
+ * share its noteID), or a card of a front and a back (a note of its own, under the card's id).
+ * Null for an id of neither; the caller has looked for a kept note of the id first.
+ */
+export async function madeHereNote (repositories: Repositories, userID: string, noteID: string): Promise<MadeHereNote | null> {
+  const siblings = await repositories.cards.ofNoteAnywhere(userID, noteID)
+  if (siblings.length > 0) return siblings.every((card) => card.clozeNumber !== undefined) ? { kind: 'cloze', cards: siblings } : null
+  const [card] = await repositories.cards.byIds(userID, [noteID])
+  return card === undefined || card.noteID !== undefined ? null : { kind: 'basic', cards: [card] }
+}
+
+export interface MadeHereNote {
+  kind: MadeHereKind
+  /** by cloze number; at least one */
+  cards: CardDocument[]
+}
+
+/** The note type a note made here is of: the account's own Basic or Cloze, where an import brought one, else Anki's stock one (as export-anki writes it). */
+async function madeHereNoteTypeID (repositories: Repositories, userID: string, kind: MadeHereKind): Promise<string> {
+  return madeHereNoteTypes(await repositories.noteTypes.ofUser(userID))[kind]?._id ?? noteTypeIdOf(userID, stockOfMadeHere(kind).ankiID)
+}
+
+/**
+ * Changes the fields named of a kept note (the others stay) and, when given, its tags, in the
+ * caller's transaction: every card of the note shows the change and keeps its schedule, and a
+ * template (or cloze number) the edit filled makes its card, as Anki's optional reversed card.
+ */
+export async function editKeptNote (context: ServiceContext, repositories: Repositories, userID: string, found: NoteDocument,
+  change: { fields?: Record<string, string>, tags?: string[] }) {
+  const kept = await keptNote(repositories, userID, found._id, found)
+  const tags = change.tags ?? kept.note.tags
+  const fields = editedFields(kept.noteType, kept.note.fields, change.fields ?? {}, tags)
+  const now = context.clock()
+  const deckNames = await deckNamesOf(repositories, userID)
+  const cards = await rewriteNote(repositories, userID, kept, fields, tags, now, deckNames)
+  const before = new Set(rendering(() => cardOrdsOf(kept.noteType, kept.note.fields)))
+  const had = new Set(kept.cards.map((card) => card.clozeNumber === undefined ? card.ankiOrd ?? 0 : card.clozeNumber - 1))
+  const filled = rendering(() => cardOrdsOf(kept.noteType, fields)).filter((ord) => !before.has(ord) && !had.has(ord))
+  const home = kept.cards[0]?.flashcardID
+  const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now, deckNames)
+  if (home !== undefined) await storeNoteCards(context, repositories, userID, home, added)
+  return { noteID: kept.note._id, cardIDs: [...cards, ...added].map((card) => card._id), added: added.map((card) => card._id), removed: [] as string[] }
 }
 
 /**
@@ -415,8 +460,24 @@ export function notesService (context: ServiceContext) {
       })
     },
 
+    /** A note: a kept one (an Anki import's, add-note's), or one made here, shown as a note of Basic or Cloze. */
     async getNote (userID: string, noteID: string) {
-      const { note, noteType, cards } = await keptNote(context.repositories, userID, noteID)
+      const { repositories } = context
+      const found = await repositories.notes.findById(userID, noteID)
+      if (found === null) {
+        const made = await madeHereNote(repositories, userID, noteID)
+        if (made === null) throw noNote(noteID)
+        const first = made.cards[0] as CardDocument
+        const names = stockOfMadeHere(made.kind).fields
+        return {
+          noteID,
+          noteTypeID: await madeHereNoteTypeID(repositories, userID, made.kind),
+          fields: Object.fromEntries(madeHereFields(first).map((value, index) => [names[index] as string, value])),
+          tags: first.tags ?? [],
+          cardIDs: made.cards.map((card) => card._id)
+        }
+      }
+      const { note, noteType, cards } = await keptNote(repositories, userID, noteID, found)
       return {
         noteID: note._id,
         noteTypeID: noteType._id,
@@ -424,29 +485,6 @@ export function notesService (context: ServiceContext) {
         tags: note.tags,
         cardIDs: cards.map((card) => card._id)
       }
-    },
-
-    /** Changes the fields named (the others stay) and, when given, the tags; every card of the note shows the change and keeps its schedule. */
-    async editNote (userID: string, change: { noteID: string, fields?: Record<string, string>, tags?: string[] }) {
-      if (change.fields === undefined && change.tags === undefined) {
-        throw new Refusal('nothing_to_change', 'body has neither "fields" nor "tags": send what to change')
-      }
-      return await context.userTransaction(userID, async (repositories) => {
-        const kept = await keptNote(repositories, userID, change.noteID)
-        const tags = change.tags ?? kept.note.tags
-        const fields = editedFields(kept.noteType, kept.note.fields, change.fields ?? {}, tags)
-        const now = context.clock()
-        const deckNames = await deckNamesOf(repositories, userID)
-        const cards = await rewriteNote(repositories, userID, kept, fields, tags, now, deckNames)
-        // a template (or cloze number) the edit filled makes its card, as Anki's optional reversed card
-        const before = new Set(rendering(() => cardOrdsOf(kept.noteType, kept.note.fields)))
-        const had = new Set(kept.cards.map((card) => card.clozeNumber === undefined ? card.ankiOrd ?? 0 : card.clozeNumber - 1))
-        const filled = rendering(() => cardOrdsOf(kept.noteType, fields)).filter((ord) => !before.has(ord) && !had.has(ord))
-        const home = kept.cards[0]?.flashcardID
-        const added = home === undefined ? [] : newNoteCards(userID, home, { ...kept.note, fields, tags }, kept.noteType, filled, now, deckNames)
-        if (home !== undefined) await storeNoteCards(context, repositories, userID, home, added)
-        return { noteID: kept.note._id, cardIDs: [...cards, ...added].map((card) => card._id), added: added.map((card) => card._id), removed: [] as string[] }
-      })
     }
   }
 }

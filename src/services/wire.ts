@@ -19,15 +19,15 @@ type StoredCard = Pick<CardSchedule, 'state' | 'learningSteps' | 'scheduledDays'
 /** The address of one of the user's media, or null for one the user does not hold. */
 export type UserMediaUrl = (mediaID: string) => string | null
 
-/** A card's content on the wire: its text as written, its format, the HTML to show and, for a card of a cloze note, the note and its number. */
+/** A card's content on the wire: its text as written, its format, the HTML to show, its note and which card of it it is, and, for a card of a cloze note, its number. */
 export type WireCardContent = {
   front: string
   back: string
   format: TextFormat
   frontHtml: string
   backHtml: string
-  noteID?: string
-  ord?: string
+  noteID: string
+  ord: string
   clozeNumber?: string
   noteTypeID?: string
 }
@@ -74,13 +74,17 @@ export function shownSides (card: CardContent & Partial<ClozeSibling>, mediaUrl:
 }
 
 /** A card's content as every read shows it. */
-export function cardContent (card: CardContent & Partial<ClozeSibling> & { ankiOrd?: number }, mediaUrl: UserMediaUrl): WireCardContent {
-  const content: WireCardContent = { front: card.front, back: card.back, format: card.format ?? 'text', ...shownSides(card, mediaUrl) }
-  if (card.noteID !== undefined) {
-    content.noteID = card.noteID
-    content.ord = String(card.clozeNumber !== undefined ? card.clozeNumber - 1 : card.ankiOrd ?? 0)
-    if (card.clozeNumber !== undefined) content.clozeNumber = String(card.clozeNumber)
+export function cardContent (card: CardContent & Partial<ClozeSibling> & { _id: string, ankiOrd?: number }, mediaUrl: UserMediaUrl): WireCardContent {
+  const content: WireCardContent = {
+    front: card.front,
+    back: card.back,
+    format: card.format ?? 'text',
+    ...shownSides(card, mediaUrl),
+    // every card is one card of a note: a card of a front and a back made here is a note of its own, under its own id
+    noteID: card.noteID ?? card._id,
+    ord: String(card.clozeNumber !== undefined ? card.clozeNumber - 1 : card.ankiOrd ?? 0)
   }
+  if (card.clozeNumber !== undefined) content.clozeNumber = String(card.clozeNumber)
   if (card.noteTypeID !== undefined) content.noteTypeID = card.noteTypeID
   return content
 }
@@ -139,7 +143,7 @@ const STATE_NAMES = ['new', 'learning', 'review', 'relearning'] as const
 
 /** A row of the card browser: the card's flashcard, the first line it shows, its schedule and standing; no due or difficulty for a new card. */
 export function browseRow (card: Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps'> & CardContent & Partial<ClozeSibling> & CardStandingFields,
-  flashcard: { name: string, folder: string[] }, calendar: UserCalendar, now: Date, noteType?: string) {
+  flashcard: { name: string, folder: string[] }, calendar: UserCalendar, now: Date, noteType: string) {
   const studied = card.state !== 0
   return {
     cardID: card._id,
@@ -148,7 +152,7 @@ export function browseRow (card: Pick<CardDocument, '_id' | 'flashcardID' | 'sta
     folder: flashcard.folder,
     sortField: sortFieldOf(shownText(card)),
     kind: card.clozeNumber === undefined ? 'basic' as const : 'cloze' as const,
-    ...(noteType === undefined ? {} : { noteType }),
+    noteType,
     state: STATE_NAMES[card.state] ?? 'new',
     ...(studied ? { due: displayDayOf(card.due, calendar) } : {}),
     interval: String(card.scheduledDays ?? 0),

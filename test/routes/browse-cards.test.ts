@@ -76,13 +76,14 @@ test('every card once across pages of at most 500, in creation order, desc the e
     folder: ['Languages'],
     sortField: 'Words front 0',
     kind: 'basic',
+    noteType: 'Basic',
     state: 'new',
     interval: '0',
     lapses: '0',
     reps: '0',
     suspended: 'false',
     flag: '0'
-  }, 'a new card: no due, no difficulty')
+  }, 'a new card: no due, no difficulty; made here, a note of Basic')
 })
 
 test('a folder, a flashcard or the whole library; an unknown folder or flashcard 404, both 400, a bad cursor 400', async (t) => {

@@ -51,7 +51,7 @@ test('a cloze note makes one card per number, each asking for its own deletions'
   t.equal(before?.front, 'before')
   t.equal(after?.front, 'after')
   t.ok(first?.noteID !== undefined && first.noteID === second?.noteID, 'the note\'s cards share its noteID')
-  t.equal(before?.noteID, undefined, 'a card of a front and a back has no note')
+  t.match(before, { noteID: before?.cardID, ord: '0' }, 'a card of a front and a back is a note of its own, under its id')
   t.match(first, {
     cardID: cardIDs[1],
     front: '{{c1::Paris}} is the capital of {{c2::France::country}}; {{c1::Lyon}} is not',

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { IANAZone } from 'luxon'
 import { addDays, dayOf, daysBetween, startOfDay, userDay, type LocalDay, type UserCalendar } from '../calendar.js'
-import { sideHtml } from '../card-html.js'
+import { madeHereFields } from '../notes.js'
 import type { TextFormat } from '../card-content.js'
 import { flashcardIDsIn, locateFlashcard, locateFolder, type FlashcardNode, type FolderNode, type LibraryTree } from '../library-tree.js'
 import { Refusal } from '../refusals.js'
@@ -350,6 +350,6 @@ export interface NoteSource {
  * written, which is Anki's syntax.
  */
 export function noteFields (source: NoteSource, fileOf: (mediaID: string) => string | null): [string, string] {
-  const format = source.format ?? 'text'
-  return [withAnkiMedia(sideHtml(source.front, format), fileOf), withAnkiMedia(sideHtml(source.back, format), fileOf)]
+  const [front, back] = madeHereFields(source)
+  return [withAnkiMedia(front, fileOf), withAnkiMedia(back, fileOf)]
 }

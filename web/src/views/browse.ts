@@ -232,8 +232,7 @@ function row (card: BrowsedCard, selected: Map<string, { flashcardID: string, ca
     // the card in its deck, where it is edited (a cloze note with its other cards)
     el('td', { class: 'browse-sort-field' }, [el('a', { href: `#/library/card/${card.flashcardID}/${card.cardID}`, title: 'Open in its deck to edit' }, [card.sortField])]),
     el('td', {}, [[...card.folder, card.flashcardName].join(' › ')]),
-    // a card made with add-cards has no note type of its own: it is as Anki's Basic or Cloze
-    el('td', { class: 'browse-note-type' }, [card.noteType ?? (card.kind === 'cloze' ? 'Cloze' : 'Basic')]),
+    el('td', { class: 'browse-note-type' }, [card.noteType]),
     el('td', {}, [card.state]),
     el('td', { class: 'browse-due' }, [card.due ?? '–']),
     el('td', { class: 'number' }, [card.state === 'new' ? '–' : `${card.interval} d`]),
