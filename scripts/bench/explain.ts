@@ -7,6 +7,7 @@ import { userDay } from '../../src/domain/calendar.js'
 import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
 import { heatmapStart } from '../../src/domain/stats.js'
 import { cardsRepository, type CreationOrderReader } from '../../src/repositories/cards.js'
+import { cardStatesRepository } from '../../src/repositories/card-states.js'
 import { creationBounds } from '../../src/domain/card-pages.js'
 import { MAX_CARDS_PER_PAGE } from '../../src/domain/limits.js'
 import { goalsRepository } from '../../src/repositories/goals.js'
@@ -90,6 +91,7 @@ export function summarise (explained: Document): Omit<ExplainRow, 'query' | 'use
 export async function explainHotQueries (client: MongoClient, db: Db, userID: string, now: Date, log: (line: string) => void, queueUsers: ReadonlyArray<{ label: string, userID: string }> = []): Promise<ExplainRow[]> {
   const users = usersRepository(db)
   const cards = cardsRepository(db)
+  const cardStates = cardStatesRepository(db)
   const trees = treesRepository(db)
   const reviews = reviewsRepository(db)
   const activity = activityRepository(db)
@@ -109,7 +111,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
       const counted = user.studyDay?.day === today.day ? user.studyDay : { reviews: 0, newCards: 0 }
       const allowance = { reviews: Math.max(0, user.reviewsPerDay - counted.reviews), newCards: Math.max(0, user.newCardsPerDay - counted.newCards) }
       const ranges = todayQueueRanges(user.queueFrom, today.end, now)
-      const queues = await cards.todayQueue(owner, ranges, allowance)
+      const queues = await cardStates.todayQueue(owner, ranges, allowance)
       const raised = startsAfterRead(ranges, queues, allowance)
       const writes = user.queueFrom?.writes
       if (Object.keys(raised).length === 0 || writes === undefined || read === 3) return { user, today, allowance, ranges, queues }
@@ -132,8 +134,8 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
 
   const hot: Array<{ query: string, usedBy: string, call: () => Promise<unknown> }> = [
     { query: 'users.findById', usedBy: 'every request (authentication)', call: () => users.findById(userID) },
-    { query: 'cards.dueQueue', usedBy: 'get-today-cards', call: () => cards.dueQueue(userID, ranges.due, allowance.reviews) },
-    { query: 'cards.newQueue', usedBy: 'get-today-cards', call: () => cards.newQueue(userID, ranges.new, allowance.newCards) },
+    { query: 'cardStates.dueQueue', usedBy: 'get-today-cards', call: () => cardStates.dueQueue(userID, ranges.due, allowance.reviews) },
+    { query: 'cardStates.newQueue', usedBy: 'get-today-cards', call: () => cardStates.newQueue(userID, ranges.new, allowance.newCards) },
     { query: 'trees.read', usedBy: 'get-today-cards (alongside the cards)', call: () => trees.read(userID) },
     { query: 'goals.all', usedBy: 'update-goal-status', call: () => goals.all(userID) },
     { query: 'activity.byDay', usedBy: 'update-goal-status (the goals\' window)', call: () => activity.byDay(userID, from, to) },
@@ -146,7 +148,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'cards.flashcardInCreationOrder', usedBy: 'get-flashcard (its first page)', call: () => firstPage(cards.flashcardInCreationOrder(userID, someCard.flashcardID, null, bounds)) },
     { query: 'cards.libraryInCreationOrder', usedBy: 'get-all-cards with content (its first page)', call: () => firstPage(cards.libraryInCreationOrder(userID, null, bounds)) },
     { query: 'activity.byDay', usedBy: 'get-stats (a year)', call: () => activity.byDay(userID, heatmapStart(today.day), today.day) },
-    { query: 'cards.countByState', usedBy: 'get-stats', call: () => cards.countByState(userID) },
+    { query: 'cardStates.countByState', usedBy: 'get-stats', call: () => cardStates.countByState(userID) },
     // the bench data holds no media: these show that each is one range of its index on a full collection
     { query: 'cards.referencedMedia', usedBy: 'deletions, media sweep', call: () => cards.referencedMedia(userID, [someCard._id, lastReview.reviewID]) },
     { query: 'cards.mediaOf', usedBy: 'delete-flashcard (an account with media)', call: () => cards.mediaOf(userID, [someCard.flashcardID]) },
@@ -157,8 +159,8 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
   for (const { label, userID: owner } of queueUsers) {
     const their = await todayQueues(owner)
     hot.push(
-      { query: 'cards.dueQueue', usedBy: `get-today-cards (${label})`, call: () => cards.dueQueue(owner, their.ranges.due, their.allowance.reviews) },
-      { query: 'cards.newQueue', usedBy: `get-today-cards (${label})`, call: () => cards.newQueue(owner, their.ranges.new, their.allowance.newCards) }
+      { query: 'cardStates.dueQueue', usedBy: `get-today-cards (${label})`, call: () => cardStates.dueQueue(owner, their.ranges.due, their.allowance.reviews) },
+      { query: 'cardStates.newQueue', usedBy: `get-today-cards (${label})`, call: () => cardStates.newQueue(owner, their.ranges.new, their.allowance.newCards) }
     )
   }
 

@@ -3,6 +3,7 @@ import { nestingGuarded } from '../db/nesting-guard.js'
 import { usersRepository, type UsersRepository } from './users.js'
 import { treesRepository, type TreesRepository } from './trees.js'
 import { cardsRepository, type CardsRepository } from './cards.js'
+import { cardStatesRepository, type CardStatesRepository } from './card-states.js'
 import { reviewsRepository, type ReviewsRepository } from './reviews.js'
 import { reviewHistoriesRepository, type ReviewHistoriesRepository } from './review-histories.js'
 import { goalsRepository, type GoalsRepository } from './goals.js'
@@ -25,7 +26,10 @@ export interface Repositories {
   /** the links mailed to reset a password or confirm a new email */
   accountLinks: AccountLinksRepository
   trees: TreesRepository
+  /** the cards: their content, note, flashcard and place in creation order */
   cards: CardsRepository
+  /** each learner's state of each card: schedule, standing and the queue's index (kept in the card for now) */
+  cardStates: CardStatesRepository
   reviews: ReviewsRepository
   /** the review histories Anki imports brought, one document a card */
   reviewHistories: ReviewHistoriesRepository
@@ -70,6 +74,7 @@ export function repositoriesOf (unguarded: Db, session?: ClientSession, caches: 
     accountLinks: accountLinksRepository(db, session),
     trees: treesRepository(db, session, caches.trees),
     cards: cardsRepository(db, session),
+    cardStates: cardStatesRepository(db, session),
     reviews: reviewsRepository(db, session),
     reviewHistories: reviewHistoriesRepository(db, session),
     goals: goalsRepository(db, session),

@@ -35,7 +35,7 @@ export function accountAdminService (context: Pick<ServiceContext, 'repositories
   }
 
   async function summaryOf (account: UserDocument): Promise<AccountSummary> {
-    const byState = await repositories.cards.countByState(account._id)
+    const byState = await repositories.cardStates.countByState(account._id)
     return {
       userID: account._id,
       email: account.email,

@@ -4,7 +4,7 @@ import { BROWSE_PAGE_ROWS } from '../domain/browse-options.js'
 import { flashcardIDsIn, flashcardsWithPaths, flashcardWithPath, locateFolder } from '../domain/library-tree.js'
 import { Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
-import type { BrowsedCard, BrowseFilter, KeyBounds } from '../repositories/cards.js'
+import type { BrowsedCard, BrowseFilter, KeyBounds } from '../repositories/card-states.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import type { SearchService } from './search.js'
@@ -62,13 +62,13 @@ export function browseService (context: ServiceContext, search: SearchService) {
       let found: Array<{ card: BrowsedCard, place: BrowsePlace }>
       let total: number
       // a rare standing is read whole by an index holding only its cards: windows of an order would read the library to find them
-      let matched = request.query === undefined ? await repositories.cards.browsedOfStanding(account._id, filter) : null
+      let matched = request.query === undefined ? await repositories.cardStates.browsedOfStanding(account._id, filter) : null
       if (request.query !== undefined) {
         const inScope = flashcardIDs === undefined ? null : new Set(flashcardIDs)
         const hits = (await search.matching(account, request.query)).filter((hit) => inScope === null || inScope.has(hit.flashcardID))
         matched = []
         for (let start = 0; start < hits.length; start += SEARCHED_PER_READ) {
-          matched.push(...await repositories.cards.browsedByIds(account._id, filter, hits.slice(start, start + SEARCHED_PER_READ).map((hit) => hit.cardID)))
+          matched.push(...await repositories.cardStates.browsedByIds(account._id, filter, hits.slice(start, start + SEARCHED_PER_READ).map((hit) => hit.cardID)))
         }
       }
       if (matched !== null) {
@@ -84,9 +84,9 @@ export function browseService (context: ServiceContext, search: SearchService) {
         };
         const whole = flashcardIDs === undefined && request.standing === undefined
         ;[found, total] = await Promise.all([
-          repositories.cards.browse(account._id, filter, request.sort, request.order, after, BROWSE_PAGE_ROWS + 1, bounds),
+          repositories.cardStates.browse(account._id, filter, request.sort, request.order, after, BROWSE_PAGE_ROWS + 1, bounds),
           // the whole library is the account's count of its cards, kept with every card added or removed
-          whole ? account.usage?.cards ?? 0 : repositories.cards.countBrowsed(account._id, filter)
+          whole ? account.usage?.cards ?? 0 : repositories.cardStates.countBrowsed(account._id, filter)
         ])
       }
       const page = found.slice(0, BROWSE_PAGE_ROWS)

@@ -1,6 +1,6 @@
 import { buriedUntilAt, isBuriedAt, isOutOfQueues, queueKeyOf, BURIED, type StandingAction } from '../domain/card-states.js'
 import { noCard, Refusal } from '../domain/refusals.js'
-import type { StandingCard, StandingChange } from '../repositories/cards.js'
+import type { StandingCard, StandingChange } from '../repositories/card-states.js'
 import type { QueuePlace, UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { cardDetails, type UserMediaUrl } from './wire.js'
@@ -57,11 +57,11 @@ export function cardStatesService (context: ServiceContext) {
 
   async function changeStanding (user: UserDocument, flashcardID: string, cardID: string, action: Exclude<StandingAction, 'flag'>) {
     const now = context.clock()
-    const card = await context.userTransaction(user._id, async ({ cards, users }) => {
+    const card = await context.userTransaction(user._id, async ({ cards, cardStates, users }) => {
       const card = await cards.findOne(user._id, flashcardID, cardID)
       if (card === null) throw noCard(flashcardID, cardID)
       const change = changeOf(card, DECISIONS[action](card, now, user), now)
-      const changed = await cards.setStanding(user._id, flashcardID, cardID, change)
+      const changed = await cardStates.setStanding(user._id, flashcardID, cardID, change)
       if (changed === null) throw noCard(flashcardID, cardID)
       if (!isOutOfQueues(change.isNew) && isOutOfQueues(card.isNew)) {
         await users.placeCards(user._id, [{ isNew: change.isNew, due: card.due, createdOrder: card.createdOrder }])
@@ -91,7 +91,7 @@ export function cardStatesService (context: ServiceContext) {
 
     /** A label, 0 (none) to 7: one document changed, nothing of the schedule. */
     async flag (user: UserDocument, flashcardID: string, cardID: string, flag: number) {
-      const card = await context.repositories.cards.setFlag(user._id, flashcardID, cardID, flag)
+      const card = await context.repositories.cardStates.setFlag(user._id, flashcardID, cardID, flag)
       if (card === null) throw noCard(flashcardID, cardID)
       return cardDetails(card, user, mediaUrlOf(user._id), context.clock())
     },
@@ -109,13 +109,13 @@ export function cardStatesService (context: ServiceContext) {
       if (action !== 'flag' && flag !== undefined) throw new Refusal('invalid_field', `body.flag is only for action "flag": send no flag with action "${action}"`)
       const refs = [...new Map(named.map((ref) => [ref.cardID, ref])).values()]
       const now = context.clock()
-      await context.userTransaction(user._id, async ({ cards, users }) => {
-        const found = new Map((await cards.standingsByIds(user._id, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
+      await context.userTransaction(user._id, async ({ cardStates, users }) => {
+        const found = new Map((await cardStates.standingsByIds(user._id, refs.map((ref) => ref.cardID))).map((card) => [card._id, card]))
         for (const ref of refs) {
           if (found.get(ref.cardID)?.flashcardID !== ref.flashcardID) throw noCard(ref.flashcardID, ref.cardID)
         }
         if (action === 'flag') {
-          await cards.setStandings(user._id, refs.map((ref) => ({ ...ref, flag: flag ?? 0 })))
+          await cardStates.setStandings(user._id, refs.map((ref) => ({ ...ref, flag: flag ?? 0 })))
           return
         }
         const placed: QueuePlace[] = []
@@ -127,7 +127,7 @@ export function cardStatesService (context: ServiceContext) {
           if (change.isNew === BURIED && change.buriedUntil !== null && (buriedUntil === null || change.buriedUntil < buriedUntil)) buriedUntil = change.buriedUntil
           return { ...ref, standing: change }
         })
-        await cards.setStandings(user._id, changes)
+        await cardStates.setStandings(user._id, changes)
         await users.placeCards(user._id, placed)
         if (buriedUntil !== null) await users.noteBurial(user._id, buriedUntil)
       })

@@ -831,12 +831,12 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
      * across the whole library.
      */
     async outline (user: UserDocument) {
-      const { trees, cards } = context.repositories
+      const { trees, cardStates } = context.repositories
       const now = context.clock()
       const account = await withBurialsOver(context, user, now)
       const today = userDay(now, account)
       const [tree, counts, allowance] = await Promise.all([
-        trees.read(account._id), cards.countsByFlashcard(account._id, today.end), allowanceToday(context.repositories, account, today)
+        trees.read(account._id), cardStates.countsByFlashcard(account._id, today.end), allowanceToday(context.repositories, account, today)
       ])
       const studied = (raw: { due: number, new: number }) => ({
         due: String(Math.min(raw.due, allowance.reviews)),

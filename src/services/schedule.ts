@@ -8,7 +8,7 @@ import { CardState, type Rating } from '../domain/scheduling.js'
 import { dayNumber, type ReviewKind } from '../domain/training-items.js'
 import { KINDS, type PackedLog, type PackedStates } from '../fitting/jobs.js'
 import type { Fitter } from '../fitting/fitter.js'
-import type { Rescheduled } from '../repositories/cards.js'
+import type { Rescheduled } from '../repositories/card-states.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { fitAnswer, scheduleAnswer, type FitAnswer } from './wire.js'
@@ -125,7 +125,7 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
       memory.set(cardID, { stability: states.stability[index] as number, difficulty: states.difficulty[index] as number, lastAnswer: read.lastAnswer[card] as number, lastScheduled: read.lastScheduled[card] as number })
     }
     const changes: Rescheduled[] = []
-    for (const card of await repositories.cards.studied(user._id)) {
+    for (const card of await repositories.cardStates.studied(user._id)) {
       const state = memory.get(card._id)
       const lastReview = card.lastReview?.getTime()
       if (state === undefined || (lastReview !== state.lastScheduled && lastReview !== state.lastAnswer)) continue
@@ -135,10 +135,10 @@ export function scheduleService (context: ServiceContext, fitter: Fitter, settin
     for (let start = 0; start < changes.length; start += settings.rescheduleBatch) {
       const batch = changes.slice(start, start + settings.rescheduleBatch)
       const firstDue = new Date(Math.min(...batch.map((change) => change.schedule.due.getTime())))
-      changed += await context.transaction(async ({ cards, users }) => {
+      changed += await context.transaction(async ({ cardStates, users }) => {
         // a card moved earlier must not lie before the start of the due queue, where today's cards never look
         await users.queueDueCards(user._id, firstDue)
-        return await cards.reschedule(user._id, batch)
+        return await cardStates.reschedule(user._id, batch)
       })
     }
     return changed

@@ -17,7 +17,7 @@ export function statsService ({ repositories, clock }: ServiceContext) {
       let from = heatmapStart(today)
       const [recent, cardStates] = await Promise.all([
         repositories.activity.byDay(user._id, from, today),
-        repositories.cards.countByState(user._id)
+        repositories.cardStates.countByState(user._id)
       ])
       const activity = new Map<LocalDay, DayActivity>(recent)
       while (streakOf(activity, today).first === from) {

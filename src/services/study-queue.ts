@@ -5,7 +5,7 @@ import { Refusal } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
 import { CardPage } from '../domain/card-pages.js'
 import { compareStudyPlaces, readStudyCursor, resumeAfter, studyCursorAfter, studyPagesOf, studyPlaceOf, type QueuePart, type StudyPlace } from '../domain/study-pages.js'
-import type { QueuedCard } from '../repositories/cards.js'
+import type { QueuedCard } from '../repositories/card-states.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 import { allowanceToday, readToday, withBurialsOver } from './today.js'
@@ -60,9 +60,9 @@ export function studyQueueService (context: ServiceContext) {
     const everyFlashcard = flashcardIDsIn(tree.folders).length
     const estimated = (account.usage?.cards ?? 0) * part.length / Math.max(1, everyFlashcard)
     const queues = estimated <= PART_READ_WHOLE_UP_TO
-      ? await repositories.cards.queuesOfFlashcards(account._id, part, today.end, allowance)
+      ? await repositories.cardStates.queuesOfFlashcards(account._id, part, today.end, allowance)
       // a start stays where it is: the part's first card is not its queue's
-      : await repositories.cards.todayQueue(account._id, todayQueueRanges(account.queueFrom, today.end, now), allowance, part)
+      : await repositories.cardStates.todayQueue(account._id, todayQueueRanges(account.queueFrom, today.end, now), allowance, part)
     return { account, now, queues, tree }
   }
 

@@ -2,7 +2,8 @@ import { displayDayOf, userDay } from '../domain/calendar.js'
 import { newId } from '../domain/ids.js'
 import { treeJson } from '../domain/library-tree.js'
 import { CardState, intervalText, isNewCard, previewReviews, reviewStatus, RATINGS, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating, type SchedulingOptions } from '../domain/scheduling.js'
-import type { CardDocument, SiblingOfCard } from '../repositories/cards.js'
+import type { CardDocument } from '../repositories/cards.js'
+import type { SiblingOfCard } from '../repositories/card-states.js'
 import { siblingBuryingOf } from '../domain/accounts.js'
 import { buriedUntilAt, siblingsToBury } from '../domain/card-states.js'
 import { ReviewIDTakenError } from '../repositories/reviews.js'
@@ -71,7 +72,7 @@ export function studyService (context: ServiceContext) {
       const { flashcardID, cardID, rating } = request
       const reviewID = request.reviewID ?? `server-${newId()}`
       try {
-        return await context.transaction(async ({ cards, reviews, users, activity }) => {
+        return await context.transaction(async ({ cards, cardStates, reviews, users, activity }) => {
           const card = await cards.findOne(user._id, flashcardID, cardID)
           if (card === null) throw noCard(flashcardID, cardID)
           const now = context.clock()
@@ -85,7 +86,7 @@ export function studyService (context: ServiceContext) {
           // the siblings this answer buries: chosen from the card as it was, written once its schedule is
           const burying = siblingBuryingOf(user)
           const siblings = burying.buryNewSiblings || burying.buryReviewSiblings || burying.buryInterdayLearningSiblings
-            ? await cards.siblingsOf(card)
+            ? await cardStates.siblingsOf(card)
             : []
           const buried = siblingsToBury(before, siblings, burying, user).map((index) => (siblings[index] as SiblingOfCard)._id)
           const buriedUntil = buriedUntilAt(now, user)
@@ -117,10 +118,10 @@ export function studyService (context: ServiceContext) {
             ...(buried.length === 0 ? {} : { buriedSiblings: { cardIDs: buried, until: buriedUntil } })
           })
           // read in this transaction: a concurrent review of the card is a write conflict, not a miss
-          if (!await cards.applyReview(card, after, reviewID)) throw new Error(`card ${cardID} changed inside its review's transaction`)
+          if (!await cardStates.applyReview(card, after, reviewID)) throw new Error(`card ${cardID} changed inside its review's transaction`)
           if (buried.length > 0) {
             // taken out of the queues, so no queue start moves; the account learns when they come back
-            if (await cards.burySiblings(user._id, buried, buriedUntil) !== buried.length) throw new Error(`a sibling of card ${cardID} changed inside its review's transaction`)
+            if (await cardStates.burySiblings(user._id, buried, buriedUntil) !== buried.length) throw new Error(`a sibling of card ${cardID} changed inside its review's transaction`)
             await users.noteBurial(user._id, buriedUntil)
           }
           return answer
@@ -148,14 +149,14 @@ export function studyService (context: ServiceContext) {
      * restore; its review still goes, so undo can walk back past it.
      */
     async undoLastReview (user: UserDocument) {
-      const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, users, activity, goals }) => {
+      const { review, card, totalXp } = await context.transaction(async ({ reviews, cards, cardStates, users, activity, goals }) => {
         const review = await reviews.latest(user._id, user.studyDay?.start)
         if (review === null) throw new Refusal('nothing_to_undo', 'there is no review to undo')
         const card = await cards.findById(user._id, review.cardID)
         if (card !== null) {
           // the review before this one on the card becomes its last again, so that one can be undone next
           const previousID = (await reviews.producerOf(user._id, review.cardID, review.before))?.reviewID ?? null
-          if (card.lastReviewID !== review.reviewID || !await cards.restoreSchedule(card, review.before, previousID)) {
+          if (card.lastReviewID !== review.reviewID || !await cardStates.restoreSchedule(card, review.before, previousID)) {
             throw new Refusal('changed_meanwhile', `the card ${review.cardID} changed since its last review; nothing was undone`)
           }
         }
@@ -165,7 +166,7 @@ export function studyService (context: ServiceContext) {
         await goals.forgetReview(user._id, { seq: review.seq ?? 0, day: review.day, xp: review.xp })
         // the siblings this answer buried and that are buried so still come back (those unburied or suspended since are left as they are)
         if (review.buriedSiblings !== undefined) {
-          const returned = await cards.unburySiblings(user._id, review.buriedSiblings.cardIDs, review.buriedSiblings.until)
+          const returned = await cardStates.unburySiblings(user._id, review.buriedSiblings.cardIDs, review.buriedSiblings.until)
           await users.placeCards(user._id, returned.map((sibling) => ({ isNew: sibling.state === CardState.New, due: sibling.due, createdOrder: sibling.createdOrder })))
         }
         const restored = card === null ? undefined : { isNew: isNewCard(review.before), due: review.before.due, createdOrder: card.createdOrder }

@@ -8,7 +8,7 @@ import { invalidToken } from '../domain/refusals.js'
 import { CardState } from '../domain/scheduling.js'
 import type { LibraryTree } from '../domain/library-tree.js'
 import type { Repositories } from '../repositories/index.js'
-import type { QueuedCard } from '../repositories/cards.js'
+import type { QueuedCard } from '../repositories/card-states.js'
 import type { UserDocument } from '../repositories/users.js'
 import type { ServiceContext } from './context.js'
 
@@ -50,14 +50,14 @@ export async function allowanceToday (repositories: Repositories, user: UserDocu
  */
 export async function withBurialsOver (context: ServiceContext, user: UserDocument, now: Date): Promise<UserDocument> {
   if (!(user.buriedUntil instanceof Date) || user.buriedUntil.getTime() > now.getTime()) return user
-  return await context.userTransaction(user._id, async ({ cards, users }) => {
-    const buried = await cards.buried(user._id)
+  return await context.userTransaction(user._id, async ({ cardStates, users }) => {
+    const buried = await cardStates.buried(user._id)
     const over = buried.filter((card) => !isBuriedAt(card, now))
     let next: Date | null = null
     for (const card of buried) {
       if (isBuriedAt(card, now) && card.buriedUntil !== undefined && (next === null || card.buriedUntil < next)) next = card.buriedUntil
     }
-    await cards.returnFromBurial(user._id, over)
+    await cardStates.returnFromBurial(user._id, over)
     const places = over.map((card) => ({ isNew: card.state === CardState.New, due: card.due, createdOrder: card.createdOrder }))
     const account = await users.returnedFromBurial(user._id, places, next)
     if (account === null) throw invalidToken()
@@ -93,7 +93,7 @@ export async function readToday (context: ServiceContext, user: UserDocument): P
   const allowance = await allowanceToday(repositories, account, today)
   const ranges = todayQueueRanges(account.queueFrom, today.end, now)
   const [queues, tree] = await Promise.all([
-    repositories.cards.todayQueue(account._id, ranges, allowance),
+    repositories.cardStates.todayQueue(account._id, ranges, allowance),
     repositories.trees.read(account._id)
   ])
   // the read moves a start up to where it found the queue begin (users.raiseQueueStarts says why

@@ -35,14 +35,14 @@ test('a part read whole and a part read through the queues give the same cards, 
   const some = decks[1]?.cardIDs[3] as string
   await expectOk(app, 'suspend-card', { jwtToken: user.jwtToken, flashcardID: decks[1]?.flashcardID ?? '', cardID: some })
 
-  const { cards } = app.repositories
+  const { cardStates } = app.repositories
   const account = await databaseOf(app).collection<UserDocument>('users').findOne({ _id: user.userID }) as UserDocument
   const today = userDay(clock.now, account)
   const parts = [[decks[0]], [decks[1]], [decks[2], decks[4]], decks].map((part) => part.map((deck) => deck?.flashcardID as string))
   for (const [index, part] of parts.entries()) {
     for (const allowance of [{ reviews: 9999, newCards: 9999 }, { reviews: 3, newCards: 2 }, { reviews: 0, newCards: 5 }]) {
-      const whole = await cards.queuesOfFlashcards(user.userID, part, today.end, allowance)
-      const filtered = await cards.todayQueue(user.userID, todayQueueRanges(account.queueFrom, today.end, clock.now), allowance, part)
+      const whole = await cardStates.queuesOfFlashcards(user.userID, part, today.end, allowance)
+      const filtered = await cardStates.todayQueue(user.userID, todayQueueRanges(account.queueFrom, today.end, clock.now), allowance, part)
       await me.settings({ newCardsPerDay: allowance.newCards, reviewsPerDay: allowance.reviews })
       const { ordered } = await fullSortOrdered(app, user.userID, clock.now, new Set(part))
       await me.settings({ newCardsPerDay: 9999, reviewsPerDay: 9999 })
@@ -52,6 +52,6 @@ test('a part read whole and a part read through the queues give the same cards, 
       t.strictSame([...filtered.due, ...filtered.new].map((card) => card._id), expected, `${label}: read through the queues`)
     }
   }
-  const all = await cards.queuesOfFlashcards(user.userID, parts[3] ?? [], today.end, { reviews: 9999, newCards: 9999 })
+  const all = await cardStates.queuesOfFlashcards(user.userID, parts[3] ?? [], today.end, { reviews: 9999, newCards: 9999 })
   t.ok(all.due.length > 5 && all.new.length > 5, 'learning and review cards among them, and new ones')
 })

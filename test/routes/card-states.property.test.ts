@@ -164,8 +164,8 @@ async function checkPart (app: FastifyInstance, userID: string, jwtToken: string
   const account = await databaseOf(app).collection<UserDocument>('users').findOne({ _id: userID }) as UserDocument
   const today = userDay(now, account)
   const allowance = await allowanceToday(app.repositories, account, today)
-  const byFlashcards = await app.repositories.cards.queuesOfFlashcards(userID, [...within], today.end, allowance)
-  const byQueues = await app.repositories.cards.todayQueue(userID, todayQueueRanges(account.queueFrom, today.end, now), allowance, [...within])
+  const byFlashcards = await app.repositories.cardStates.queuesOfFlashcards(userID, [...within], today.end, allowance)
+  const byQueues = await app.repositories.cardStates.todayQueue(userID, todayQueueRanges(account.queueFrom, today.end, now), allowance, [...within])
   for (const [how, queues] of [['by its flashcards', byFlashcards], ['through the queues', byQueues]] as const) {
     const ids = [...queues.due, ...queues.new].map((card) => card._id)
     if (JSON.stringify(ids) !== JSON.stringify(wanted.cardIDs)) throw new Error(`${JSON.stringify(scope)} read ${how}: ${JSON.stringify(ids)}, the full sort ${JSON.stringify(wanted.cardIDs)}`)

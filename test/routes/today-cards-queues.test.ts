@@ -8,7 +8,7 @@ import { test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { userDay } from '../../src/domain/calendar.js'
 import { startsAfterRead, todayQueueRanges } from '../../src/domain/queues.js'
-import { cardsRepository } from '../../src/repositories/cards.js'
+import { cardStatesRepository } from '../../src/repositories/card-states.js'
 import { usersRepository, type UserDocument } from '../../src/repositories/users.js'
 import { buildTestApp, databaseOf, expectOk, registerUser, TEST_SECRET, testDatabaseUrl, type Deck } from '../helpers/app.js'
 import { learner, pairsOf, type Clock } from '../helpers/today-queues.js'
@@ -164,7 +164,7 @@ async function readThenRaise (app: FastifyInstance, userID: string, now: Date): 
   if (account?.queueFrom === undefined) throw new Error('no account with starts')
   const ranges = todayQueueRanges(account.queueFrom, userDay(now, account).end, now)
   const allowance = { reviews: account.reviewsPerDay, newCards: account.newCardsPerDay }
-  const queues = await cardsRepository(db).todayQueue(userID, ranges, allowance)
+  const queues = await cardStatesRepository(db).todayQueue(userID, ranges, allowance)
   const raised = startsAfterRead(ranges, queues, allowance)
   if (Object.keys(raised).length === 0) throw new Error('this read would move no start: the test would show nothing')
   const writes = account.queueFrom.writes
