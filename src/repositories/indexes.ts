@@ -12,7 +12,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { removalUntil: 1 }, name: 'removals', partialFilterExpression: { removalUntil: { $exists: true } } }
   ],
   cards: [
-    // today's cards: due ones by due, then new ones by creation (see cards.todayQueue)
+    // today's cards: due ones by due, then new ones by creation (see cardStates.todayQueue)
     { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
     { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' },
     // the pages of cards with their content, each a range from the last page's card on (cards.flashcardInCreationOrder,
@@ -22,11 +22,11 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // whether a card still shows a media file (the clean-up of media, services/media.ts); only cards
     // that show media are in it, so that the others cost it nothing
     { key: { userID: 1, media: 1 }, name: 'user_media', partialFilterExpression: { media: { $exists: true } } },
-    // the other cards of a card's note, which answering it may bury (cards.siblingsOf): a cloze note's, and an Anki
+    // the other cards of a card's note, which answering it may bury (cardStates.siblingsOf): a cloze note's, and an Anki
     // note's by its guid; only cards of such notes are in them, so that the others cost them nothing
     { key: { userID: 1, noteID: 1 }, name: 'user_note', partialFilterExpression: { noteID: { $exists: true } } },
     { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } },
-    // the card browser's flagged cards (cards.browsedOfStanding): only those are in it, so that the others cost it
+    // the card browser's flagged cards (cardStates.browsedOfStanding): only those are in it, so that the others cost it
     // nothing and a browse of them reads them alone
     { key: { userID: 1, flag: 1 }, name: 'user_flag', partialFilterExpression: { flag: { $exists: true } } }
   ],

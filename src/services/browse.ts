@@ -23,7 +23,7 @@ const SEARCHED_PER_READ = 5000
  * flashcard, whatever its standing, filtered, sorted by an order an index
  * gives and read a page at a time from after the cursor's place
  * (domain/browse.ts). Without a query, a page is read in windows of its key
- * (cards.browse) and the total counted by the database. With a query, the
+ * (cardStates.browse) and the total counted by the database. With a query, the
  * search pages give every card that shows its words (as search-cards finds
  * them); those are read by id, filtered and sorted here: the cost follows the
  * cards found. So are the cards of a rare standing (suspended, buried,
