@@ -55,6 +55,13 @@ export function openCollectionFile (path: string): CollectionFile {
         throw unreadable(error)
       }
     },
+    all (query, ...params) {
+      try {
+        return statement(query).all(...params) as unknown as SqlValue[][]
+      } catch (error) {
+        throw unreadable(error)
+      }
+    },
     run (statements) {
       try {
         database.exec(statements)
