@@ -247,7 +247,7 @@ async function prepareData (explain = true): Promise<BenchData> {
   const queueUsers = [NEW_CARDS_USER, NEW_CARDS_PEER, OVERDUE_USER, OVERDUE_PEER].map((profile) => ({ label: profile.label, userID: userOf(marker, profile) }))
   if (explain) progress('Explaining the hot queries (the measured user)')
   const explained = explain ? await explainHotQueries(database.client, database.db, big, new Date(), (line) => progress(`  ${line}`), queueUsers) : []
-  const laterCards = await database.db.collection<CardDocument>('cards')
+  const laterCards = await database.db.collection<CardDocument>('cardStates')
     .find({ userID: big, isNew: false, due: { $gt: new Date(Date.now() + 2 * 86_400_000) } }, { projection: { _id: 1, flashcardID: 1 } })
     .limit(2000).toArray()
   progress('Stopping the bench database')

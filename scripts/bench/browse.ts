@@ -68,8 +68,8 @@ try {
     return response.json()
   }
   const { jwtToken } = await call('login', { email: PROFILE.email, password: PASSWORD }) as { jwtToken: string }
-  const someReview = await db.collection<CardDocument>('cards').findOne({ userID, state: 2 })
-  const someNew = await db.collection<CardDocument>('cards').findOne({ userID, state: 0 }, { skip: 50_000 })
+  const someReview = await db.collection<CardDocument>('cardStates').findOne({ userID, state: 2 })
+  const someNew = await db.collection<CardDocument>('cardStates').findOne({ userID, state: 0 }, { skip: 50_000 })
   if (someReview === null || someNew === null) throw new Error('no review or new card')
   await call('set-card-standing', { jwtToken, action: 'suspend', cards: [{ flashcardID: someReview.flashcardID, cardID: someReview._id }] })
   const folderID = (await db.collection('trees').findOne({ _id: userID as never }) as Document).folders[0].folders[0].id as string
@@ -130,7 +130,7 @@ try {
       client.off('commandSucceeded', done)
     }
     const reads: string[] = []
-    for (const event of sent.filter((event) => ['find', 'aggregate', 'count'].includes(event.commandName) && String(event.command[event.commandName]) === 'cards')) {
+    for (const event of sent.filter((event) => ['find', 'aggregate', 'count'].includes(event.commandName) && ['cards', 'cardStates'].includes(String(event.command[event.commandName])))) {
       const command: Document = {}
       for (const [key, value] of Object.entries(event.command)) if (!key.startsWith('$') && !ENVELOPE.has(key)) command[key] = value
       const ms = `${(took.get(event.requestId) ?? NaN).toFixed(0)} ms`

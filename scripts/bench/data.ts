@@ -18,6 +18,7 @@ import { NO_CARD } from '../../src/domain/queues.js'
 import { TOP_LEVEL, treeFromNodes, type ParentLinkedNode } from '../../src/domain/library-tree.js'
 import { CardState, newSchedule, reviewStatus, scheduleReview, XP_PER_REVIEW, type CardSchedule, type Rating } from '../../src/domain/scheduling.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
+import { splitCard, type CardContentDocument, type CardStateDocument } from '../../src/repositories/card-states.js'
 import type { GoalDocument } from '../../src/repositories/goals.js'
 import type { TreeDocument } from '../../src/repositories/trees.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
@@ -558,16 +559,24 @@ export async function seedUsers (app: FastifyInstance, db: Db, profiles: readonl
     nodes += user.folders.length + user.flashcards.length
   }
   await trees.finish()
-  const cards = new BatchWriter(db.collection<CardDocument>('cards'))
+  // each card's content in cards, its learner's state in cardStates, as the service keeps them
+  const cards = new BatchWriter(db.collection<CardContentDocument>('cards'))
+  const states = new BatchWriter(db.collection<CardStateDocument>('cardStates'))
   let reported = 0
   while (users.some((user) => !user.done)) {
-    for (const user of users) if (!user.done) await cards.add(user.nextCards())
+    for (const user of users) {
+      if (user.done) continue
+      const parts = user.nextCards().map(splitCard)
+      await cards.add(parts.map((part) => part.content))
+      await states.add(parts.map((part) => part.state))
+    }
     if (cards.count - reported >= 200_000) {
       reported = cards.count
       log(`  ${cards.count.toLocaleString('en')} cards written (${seconds()})`)
     }
   }
   await cards.finish()
+  await states.finish()
   log(`  ${nodes.toLocaleString('en')} folders and flashcards, ${cards.count.toLocaleString('en')} cards in ${seconds()}`)
 
   started = performance.now()

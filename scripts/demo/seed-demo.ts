@@ -138,7 +138,7 @@ class HistoryWriter {
    */
   async finish (): Promise<void> {
     await this.sendReviews()
-    const cards = this.app.databaseClient.db().collection<CardDocument>('cards')
+    const cards = this.app.databaseClient.db().collection<CardDocument>('cardStates')
     const updates = [...this.lastAnswers].map(([cardID, last]) => ({
       updateOne: {
         filter: { _id: cardID, userID: this.userID },

@@ -5,7 +5,57 @@ import { oneBatch } from './batches.js'
 import { BURIED, SUSPENDED, queueKeyAfterSchedule, type QueueKey } from '../domain/card-states.js'
 import { partsOf, type BrowsePlace } from '../domain/browse.js'
 import type { BrowseOrder, BrowseSort, BrowseStanding } from '../domain/browse-options.js'
-import { STANDING_PROJECTION, TREE_PROJECTION, type CardContent, type CardDocument, type CardStandingFields, type ClozeSibling, type TreeCard } from './cards.js'
+import type { CardContent, CardDocument, CardStandingFields, ClozeSibling, TreeCard } from './cards.js'
+
+/** The fields of a card that are its learner's state: its schedule, its standing, its queue's key and the review bookkeeping. */
+export const STATE_FIELDS = [
+  'state', 'due', 'stability', 'difficulty', 'elapsedDays', 'scheduledDays', 'learningSteps', 'reps', 'lapses', 'lastReview',
+  'isNew', 'suspended', 'buriedUntil', 'buriedAsSibling', 'flag', 'version', 'lastReviewID'
+] as const satisfies ReadonlyArray<keyof CardDocument>
+
+/**
+ * The card's own fields a state keeps a copy of, so that the queues, counts and the browser's
+ * orders read states alone: whose it is, the flashcard it is in, when it was made and its place
+ * in creation order, and its card type (cloze number, Anki template), which orders new cards.
+ */
+export const STATE_COPIES = ['userID', 'flashcardID', 'createdAt', 'createdOrder', 'clozeNumber', 'ankiOrd'] as const satisfies ReadonlyArray<keyof CardDocument>
+
+type StateField = typeof STATE_FIELDS[number]
+type StateCopy = typeof STATE_COPIES[number]
+
+/** A learner's state of a card, in `cardStates` under the card's id. */
+export type CardStateDocument = Pick<CardDocument, '_id' | StateField | StateCopy>
+
+/** A card as `cards` keeps it: everything but its learner's state. */
+export type CardContentDocument = Omit<CardDocument, StateField>
+
+const STATE_KEYS: ReadonlySet<string> = new Set(STATE_FIELDS)
+
+/** A card made whole, split into what `cards` keeps and its learner's state. */
+export function splitCard (card: CardDocument): { content: CardContentDocument, state: CardStateDocument } {
+  const content: Record<string, unknown> = {}
+  const state: Record<string, unknown> = { _id: card._id }
+  for (const [key, value] of Object.entries(card)) {
+    if (value === undefined) continue
+    if (STATE_KEYS.has(key)) state[key] = value
+    else content[key] = value
+  }
+  for (const key of STATE_COPIES) if (card[key] !== undefined) state[key] = card[key]
+  return { content: content as CardContentDocument, state: state as CardStateDocument }
+}
+
+/**
+ * Cards made whole again: each card's content with its learner's state (the state's fields, none
+ * from the content), in the content's order. A card without a state is left out: one made or removed
+ * in the same instant as the read, outside its transaction.
+ */
+export function joinStates<Card extends { _id: string }, State extends { _id: string }> (contents: readonly Card[], states: readonly State[]): Array<Card & State> {
+  const byID = new Map(states.map((state) => [state._id, state]))
+  return contents.flatMap((content) => {
+    const state = byID.get(content._id)
+    return state === undefined ? [] : [{ ...content, ...state }]
+  })
+}
 
 /** What giving a card a new schedule reads of it. */
 export type StudiedCard = Pick<CardDocument, '_id' | 'version' | 'state' | 'due' | 'lastReview' | 'stability' | 'difficulty' | 'scheduledDays'>
@@ -15,6 +65,12 @@ export interface Rescheduled { _id: string, version: number, schedule: Pick<Card
 
 /** A card of today's cards: what the tree needs, and its place in its queue. */
 export type QueuedCard = TreeCard & Pick<CardDocument, 'due' | 'createdOrder' | 'clozeNumber' | 'ankiOrd'>
+
+// only what a tree needs: every field less is less to decode for each of thousands of cards
+export const TREE_PROJECTION = {
+  _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
+} as const
+export const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
 
 // the card type (its cloze number or Anki template) orders today's new cards (domain/study-pages.ts)
 const QUEUE_PROJECTION = { ...TREE_PROJECTION, due: 1, createdOrder: 1, clozeNumber: 1, ankiOrd: 1 } as const
@@ -79,14 +135,20 @@ async function readQueue (range: QueueRange, limit: number, read: WindowRead): P
   return found
 }
 
-/** What browse-cards shows of a card: its flashcard, schedule, standing and what its sort field is taken from. */
-export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps' | 'createdOrder' | 'isNew' | 'ankiOrd'> &
-  CardContent & Partial<ClozeSibling> & CardStandingFields
+/** What browse-cards chooses and orders a card by: its flashcard, schedule and standing. */
+export type BrowsedCard = Pick<CardDocument, '_id' | 'flashcardID' | 'state' | 'due' | 'scheduledDays' | 'difficulty' | 'lapses' | 'reps' | 'createdOrder' | 'isNew' | 'ankiOrd' | 'clozeNumber'> &
+  CardStandingFields
 
+/** What browse-cards shows of a card: those, and what its sort field is taken from. */
+export type BrowsedRow = BrowsedCard & CardContent & Partial<ClozeSibling>
+
+/** what the browser reads of a card's state, by which it filters and orders */
 const BROWSE_PROJECTION = {
   _id: 1, flashcardID: 1, state: 1, due: 1, scheduledDays: 1, difficulty: 1, lapses: 1, reps: 1, createdOrder: 1, isNew: 1,
-  ...STANDING_PROJECTION, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1, noteTypeID: 1
+  ...STANDING_PROJECTION, clozeNumber: 1, ankiOrd: 1
 } as const
+/** and of its content, for the page's cards only */
+const BROWSED_CONTENT = { _id: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, noteTypeID: 1 } as const
 
 /** Which of the user's cards a browse shows: those of some flashcards (absent: all), of one standing at `now`. */
 export interface BrowseFilter { flashcardIDs?: readonly string[], standing?: BrowseStanding, now: Date }
@@ -223,8 +285,17 @@ function flagUpdate (flag: number): UpdateFilter<CardDocument> {
  * one document per learner and card, as shared folders need; for now it is kept in the card.
  */
 export function cardStatesRepository (db: Db, session?: ClientSession) {
+  const states = db.collection<CardDocument>('cardStates')
   const cards = db.collection<CardDocument>('cards')
   const inSession = { session }
+
+  /** A state made whole with its card's content; null for none. */
+  async function whole (userID: string, state: CardDocument | null): Promise<CardDocument | null> {
+    if (state === null) return null
+    const content = await cards.findOne({ _id: state._id, userID }, inSession)
+    return content === null ? null : { ...content, ...state }
+  }
+
 
   /**
    * A window of a queue, only the cards of some flashcards: the filter in a
@@ -233,7 +304,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
    * user_flashcard), and the window's cards are still its cards in order.
    */
   function withinRead (userID: string, isNew: boolean, within: readonly string[]): WindowRead {
-    return async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
+    return async (due, createdOrder, wanted) => await states.aggregate<QueuedCard>([
       { $match: { userID, isNew, ...windowOf(due, createdOrder) } },
       { $project: QUEUE_PROJECTION },
       { $match: { flashcardID: { $in: [...within] } } },
@@ -250,7 +321,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      * card outside one too.
      */
     async applyReview (card: CardDocument, schedule: CardSchedule, reviewID: string): Promise<boolean> {
-      const result = await cards.updateOne(
+      const result = await states.updateOne(
         { _id: card._id, userID: card.userID, version: card.version },
         // a suspended or buried card stays out of the queues
         { $set: { ...schedule, isNew: queueKeyAfterSchedule(card.isNew, schedule.state), lastReviewID: reviewID, version: card.version + 1 } },
@@ -261,7 +332,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
 
     /** Puts back the schedule a card had before its last review (undo), only while the card is as read: false otherwise. */
     async restoreSchedule (card: CardDocument, schedule: CardSchedule, lastReviewID: string | null): Promise<boolean> {
-      const result = await cards.updateOne(
+      const result = await states.updateOne(
         { _id: card._id, userID: card.userID, version: card.version, lastReviewID: card.lastReviewID },
         { $set: { ...schedule, isNew: queueKeyAfterSchedule(card.isNew, schedule.state), lastReviewID, version: card.version + 1 } },
         inSession
@@ -275,7 +346,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      * kept for when they come back. Index user_queue (its prefix, three keys).
      */
     studied (userID: string): Promise<StudiedCard[]> {
-      return cards.find({ userID, isNew: { $in: [false, SUSPENDED, BURIED] }, state: { $ne: CardState.New } }, {
+      return states.find({ userID, isNew: { $in: [false, SUSPENDED, BURIED] }, state: { $ne: CardState.New } }, {
         projection: { _id: 1, version: 1, state: 1, due: 1, lastReview: 1, stability: 1, difficulty: 1, scheduledDays: 1 },
         ...oneBatch(10_000),
         session
@@ -289,7 +360,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      */
     async reschedule (userID: string, changes: readonly Rescheduled[]): Promise<number> {
       if (changes.length === 0) return 0
-      const result = await cards.bulkWrite(changes.map(({ _id, version, schedule }) => ({
+      const result = await states.bulkWrite(changes.map(({ _id, version, schedule }) => ({
         updateOne: { filter: { _id, userID, version }, update: { $set: { ...schedule, version: version + 1 } } }
       })), { ordered: false, session })
       return result.modifiedCount
@@ -300,14 +371,14 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      * and its schedule give: domain/card-states.ts); null for a removed part.
      * The card as it now is, or null when it is not the user's in that flashcard.
      */
-    setStanding (userID: string, flashcardID: string, cardID: string, standing: StandingChange): Promise<CardDocument | null> {
-      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, standingUpdate(standing), { returnDocument: 'after', session })
+    async setStanding (userID: string, flashcardID: string, cardID: string, standing: StandingChange): Promise<CardDocument | null> {
+      return await whole(userID, await states.findOneAndUpdate({ _id: cardID, userID, flashcardID }, standingUpdate(standing), { returnDocument: 'after', session }))
     },
 
     /** What a change of standing reads of these cards, those of the user only, in no order. Index _id. */
     standingsByIds (userID: string, cardIDs: readonly string[]): Promise<StandingCard[]> {
       if (cardIDs.length === 0) return Promise.resolve([])
-      return cards.find({ _id: { $in: [...cardIDs] }, userID }, {
+      return states.find({ _id: { $in: [...cardIDs] }, userID }, {
         projection: { _id: 1, flashcardID: 1, state: 1, due: 1, createdOrder: 1, isNew: 1, suspended: 1, buriedUntil: 1, buriedAsSibling: 1, flag: 1 },
         ...oneBatch(cardIDs.length + 1),
         session
@@ -317,15 +388,15 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     /** Sets the standing of many cards (as setStanding) or their flag, in one bulk write; how many matched. */
     async setStandings (userID: string, changes: ReadonlyArray<CardChange>): Promise<number> {
       if (changes.length === 0) return 0
-      const result = await cards.bulkWrite(changes.map((change) => ({
+      const result = await states.bulkWrite(changes.map((change) => ({
         updateOne: { filter: { _id: change.cardID, userID, flashcardID: change.flashcardID }, update: 'flag' in change ? flagUpdate(change.flag) : standingUpdate(change.standing) }
       })), { ordered: false, session })
       return result.matchedCount
     },
 
     /** Sets a card's flag (0: none); the card as it now is, or null when it is not the user's in that flashcard. */
-    setFlag (userID: string, flashcardID: string, cardID: string, flag: number): Promise<CardDocument | null> {
-      return cards.findOneAndUpdate({ _id: cardID, userID, flashcardID }, flagUpdate(flag), { returnDocument: 'after', session })
+    async setFlag (userID: string, flashcardID: string, cardID: string, flag: number): Promise<CardDocument | null> {
+      return await whole(userID, await states.findOneAndUpdate({ _id: cardID, userID, flashcardID }, flagUpdate(flag), { returnDocument: 'after', session }))
     },
 
     /**
@@ -337,14 +408,15 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      */
     async siblingsOf (card: Pick<CardDocument, '_id' | 'userID' | 'noteID' | 'ankiGuid'>): Promise<SiblingOfCard[]> {
       const { userID } = card
-      const read = (filter: { noteID: string } | { ankiGuid: string }) => cards.find({ userID, ...filter }, { projection: SIBLING_PROJECTION, session }).toArray()
+      // the note's cards are found by their content, then their states by id
+      const read = async (filter: { noteID: string } | { ankiGuid: string }) => (await cards.find({ userID, ...filter }, { projection: { _id: 1 }, session }).toArray()).map((sibling) => sibling._id)
       const [ofNote, ofAnkiNote] = await Promise.all([
         card.noteID === undefined ? [] : read({ noteID: card.noteID }),
         card.ankiGuid === undefined ? [] : read({ ankiGuid: card.ankiGuid })
       ])
-      const siblings = new Map<string, SiblingOfCard>()
-      for (const sibling of [...ofNote, ...ofAnkiNote]) if (sibling._id !== card._id) siblings.set(sibling._id, sibling)
-      return [...siblings.values()]
+      const ids = [...new Set([...ofNote, ...ofAnkiNote])].filter((id) => id !== card._id)
+      if (ids.length === 0) return []
+      return await states.find({ _id: { $in: ids }, userID }, { projection: SIBLING_PROJECTION, ...oneBatch(ids.length + 1), session }).toArray()
     },
 
     /**
@@ -353,7 +425,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      */
     async burySiblings (userID: string, cardIDs: readonly string[], until: Date): Promise<number> {
       if (cardIDs.length === 0) return 0
-      const result = await cards.updateMany(
+      const result = await states.updateMany(
         { _id: { $in: [...cardIDs] }, userID, isNew: { $in: [true, false] } },
         { $set: { isNew: BURIED, buriedUntil: until, buriedAsSibling: true } },
         inSession
@@ -368,10 +440,10 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      */
     async unburySiblings (userID: string, cardIDs: readonly string[], until: Date): Promise<BuriedCard[]> {
       if (cardIDs.length === 0) return []
-      const still = await cards.find({ _id: { $in: [...cardIDs] }, userID, buriedAsSibling: true, buriedUntil: until },
+      const still = await states.find({ _id: { $in: [...cardIDs] }, userID, buriedAsSibling: true, buriedUntil: until },
         { projection: { _id: 1, isNew: 1, state: 1, due: 1, createdOrder: 1, buriedUntil: 1 }, session }).toArray()
       if (still.length === 0) return []
-      await cards.bulkWrite(still.map((card) => ({
+      await states.bulkWrite(still.map((card) => ({
         updateOne: {
           filter: { _id: card._id, userID, isNew: card.isNew, buriedUntil: until },
           update: {
@@ -385,13 +457,13 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
 
     /** The user's buried cards (those also suspended are out under suspension, not here). Index user_queue, the prefix {userID, isNew: 'buried'}. */
     buried (userID: string): Promise<BuriedCard[]> {
-      return cards.find({ userID, isNew: BURIED }, { projection: { _id: 1, state: 1, due: 1, createdOrder: 1, buriedUntil: 1 }, session }).toArray()
+      return states.find({ userID, isNew: BURIED }, { projection: { _id: 1, state: 1, due: 1, createdOrder: 1, buriedUntil: 1 }, session }).toArray()
     },
 
     /** Puts buried cards back in the queue their schedule says, their burial over. */
     async returnFromBurial (userID: string, returned: ReadonlyArray<Pick<CardDocument, '_id' | 'state'>>): Promise<void> {
       if (returned.length === 0) return
-      await cards.bulkWrite(returned.map((card) => ({
+      await states.bulkWrite(returned.map((card) => ({
         updateOne: { filter: { _id: card._id, userID, isNew: BURIED }, update: { $set: { isNew: card.state === CardState.New }, $unset: { buriedUntil: '', buriedAsSibling: '' } } }
       })), { ordered: false, session })
     },
@@ -403,7 +475,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
      * userID prefix of user_flashcard.
      */
     async countsByFlashcard (userID: string, dueBefore: Date): Promise<Map<string, FlashcardCounts>> {
-      const groups = await cards.aggregate<FlashcardCounts & { _id: string }>([
+      const groups = await states.aggregate<FlashcardCounts & { _id: string }>([
         { $match: { userID } },
         {
           $group: {
@@ -427,7 +499,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     async queuesOfFlashcards (userID: string, flashcardIDs: readonly string[], dueBefore: Date, allowance: { reviews: number, newCards: number }): Promise<{ due: QueuedCard[], new: QueuedCard[] }> {
       const read = async (queue: object, limit: number): Promise<QueuedCard[]> => limit <= 0 || flashcardIDs.length === 0
         ? []
-        : await cards.aggregate<QueuedCard>([
+        : await states.aggregate<QueuedCard>([
           { $match: { userID, flashcardID: { $in: [...flashcardIDs] } } },
           // the queue's filter in a stage of its own, after the projection: with the first, it would make the database weigh user_queue
           { $project: { ...QUEUE_PROJECTION, isNew: 1 } },
@@ -473,7 +545,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
             if (window.high !== undefined) bound[window.high.inclusive ? '$lte' : '$lt'] = valueOf(window.high.at)
             range = Object.keys(bound).length === 0 ? {} : { [part.key]: bound }
           }
-          return await cards.find({ ...query, ...range } as Filter<CardDocument>, {
+          return await states.find({ ...query, ...range } as Filter<CardDocument>, {
             projection: BROWSE_PROJECTION, sort: { [part.key]: direction, _id: direction }, limit, ...oneBatch(limit + 1), session
           }).toArray() as BrowsedCard[]
         }
@@ -484,10 +556,17 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
       return found
     },
 
+    /** The cards a browse chose, with what the browser shows of their content, in the order given. By _id. */
+    async withBrowsedContent (userID: string, found: readonly BrowsedCard[]): Promise<BrowsedRow[]> {
+      if (found.length === 0) return []
+      const contents = await cards.find({ _id: { $in: found.map((card) => card._id) }, userID }, { projection: BROWSED_CONTENT, ...oneBatch(found.length + 1), session }).toArray()
+      return joinStates(found, contents) as BrowsedRow[]
+    },
+
     /** How many cards a browse filter shows. */
     async countBrowsed (userID: string, filter: BrowseFilter): Promise<number> {
       const query = browseQuery(userID, filter, null)
-      return query === null ? 0 : await cards.countDocuments(query as Filter<CardDocument>, inSession)
+      return query === null ? 0 : await states.countDocuments(query as Filter<CardDocument>, inSession)
     },
 
     /**
@@ -506,7 +585,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
       // with $in, or a range of buriedUntil, the embedded database reads far more than these few cards
       const { buriedUntil, ...byKey } = query
       const keys = (byKey.isNew as { $in?: QueueKey[] } | undefined)?.$in ?? [byKey.isNew]
-      const read = async (isNew: unknown): Promise<BrowsedCard[]> => await cards.find({ ...byKey, ...(isNew === undefined ? {} : { isNew }) } as Filter<CardDocument>,
+      const read = async (isNew: unknown): Promise<BrowsedCard[]> => await states.find({ ...byKey, ...(isNew === undefined ? {} : { isNew }) } as Filter<CardDocument>,
         { projection: BROWSE_PROJECTION, session }).toArray() as BrowsedCard[]
       const found = (await Promise.all(keys.map(read))).flat()
       return buriedUntil === undefined ? found : found.filter((card) => card.buriedUntil !== undefined && card.buriedUntil > filter.now)
@@ -516,12 +595,12 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     async browsedByIds (userID: string, filter: BrowseFilter, cardIDs: readonly string[]): Promise<BrowsedCard[]> {
       const query = browseQuery(userID, filter, null)
       if (query === null || cardIDs.length === 0) return []
-      return await cards.find({ ...query, _id: { $in: [...cardIDs] } } as Filter<CardDocument>, { projection: BROWSE_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray() as BrowsedCard[]
+      return await states.find({ ...query, _id: { $in: [...cardIDs] } } as Filter<CardDocument>, { projection: BROWSE_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray() as BrowsedCard[]
     },
 
     /** How many cards the user has in each state. Index user_flashcard (prefix). */
     async countByState (userID: string): Promise<Array<{ state: number, count: number }>> {
-      const groups = await cards.aggregate<{ _id: number, count: number }>([
+      const groups = await states.aggregate<{ _id: number, count: number }>([
         { $match: { userID } },
         { $group: { _id: '$state', count: { $sum: 1 } } }
       ], inSession).toArray()
@@ -551,7 +630,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     async dueQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
       if (within !== undefined) return await readQueue(range, limit, withinRead(userID, false, within))
       // the design keeps this one an aggregation: the cards due today, filtered in the database
-      return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.aggregate<QueuedCard>([
+      return await readQueue(range, limit, async (due, createdOrder, wanted) => await states.aggregate<QueuedCard>([
         { $match: { userID, isNew: false, ...windowOf(due, createdOrder) } },
         // right after the $match: the sort is made as the cards are read
         { $sort: { due: 1, createdOrder: 1 } },
@@ -565,7 +644,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     /** New cards in creation order (a new card is due from its creation); with `within`, only those of these flashcards. Index user_queue. */
     async newQueue (userID: string, range: QueueRange, limit: number, within?: readonly string[]): Promise<QueuedCard[]> {
       if (within !== undefined) return await readQueue(range, limit, withinRead(userID, true, within))
-      return await readQueue(range, limit, async (due, createdOrder, wanted) => await cards.find(
+      return await readQueue(range, limit, async (due, createdOrder, wanted) => await states.find(
         { userID, isNew: true, ...windowOf(due, createdOrder) },
         { projection: QUEUE_PROJECTION, sort: { due: 1, createdOrder: 1 }, limit: wanted, ...oneBatch(wanted), session }
       ).toArray())

@@ -6,6 +6,7 @@ import { oneBatch } from './batches.js'
 import type { TextFormat } from '../domain/card-content.js'
 import type { QueueKey } from '../domain/card-states.js'
 import { searchTextOf } from '../domain/search-text.js'
+import { joinStates, splitCard, STANDING_PROJECTION, TREE_PROJECTION, type CardStateDocument } from './card-states.js'
 import { searchPagesRepository } from './search-pages.js'
 
 /** A card's text as written, and what is rendered from it when it is written. */
@@ -98,14 +99,14 @@ export type ContentCard = TreeCard & CardContent & Partial<ClozeSibling> & Pick<
 /** What an Anki export reads of a card: all but the rendered sides and the review bookkeeping. */
 export type ExportCard = Omit<CardDocument, 'html' | 'version' | 'lastReviewID'>
 
-// only what a tree needs: every field less is less to decode for each of thousands of cards
-export const TREE_PROJECTION = {
-  _id: 1, flashcardID: 1, state: 1, scheduledDays: 1, learningSteps: 1, lastReview: 1, createdAt: 1
-} as const
-export const STANDING_PROJECTION = { suspended: 1, buriedUntil: 1, flag: 1 } as const
-const CONTENT_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1, noteTypeID: 1 } as const
-/** what a card of the study queue shows: its content, standing and place */
-const STUDY_PROJECTION = { ...CONTENT_PROJECTION, due: 1 } as const
+/** what get-all-cards and the study queue show of a card's content (its state read beside it) */
+const CONTENT_PROJECTION = { _id: 1, createdOrder: 1, front: 1, back: 1, format: 1, html: 1, noteID: 1, clozeNumber: 1, ankiOrd: 1, noteTypeID: 1 } as const
+/** what they show of its state */
+const SHOWN_STATE_PROJECTION = { ...TREE_PROJECTION, ...STANDING_PROJECTION } as const
+/** what an Anki export reads of a card's state: all but the review bookkeeping */
+const EXPORTED_STATE = { version: 0, lastReviewID: 0 } as const
+/** how many cards an export reads at a time, their states with them */
+const EXPORT_BATCH = 1000
 
 /** A card of the study queue: its content, standing, schedule's place and what the tree shows. */
 export type StudyCard = ContentCard & Pick<CardDocument, 'due'>
@@ -221,8 +222,16 @@ async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
  */
 export function cardsRepository (db: Db, session?: ClientSession) {
   const cards = db.collection<CardDocument>('cards')
+  const states = db.collection<CardStateDocument>('cardStates')
   const search = searchPagesRepository(db, session)
   const inSession = { session }
+
+  /** Cards read from `cards` made whole with their states (of `projection`'s fields, or all), in the order read. By _id. */
+  async function withStates<Card extends { _id: string }> (userID: string, contents: readonly Card[], projection?: Readonly<Record<string, 0 | 1>>): Promise<Array<Card & CardStateDocument>> {
+    if (contents.length === 0) return []
+    const found = await states.find({ _id: { $in: contents.map((card) => card._id) }, userID }, { ...(projection === undefined ? {} : { projection }), ...oneBatch(contents.length + 1), session }).toArray()
+    return joinStates(contents, found)
+  }
 
   return {
     /**
@@ -231,7 +240,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      */
     async insertMany (documents: CardDocument[], { searchable = true } = {}): Promise<void> {
       if (documents.length === 0) return
-      await cards.insertMany(documents, { ordered: true, session })
+      const parts = documents.map(splitCard)
+      await cards.insertMany(parts.map((part) => part.content as CardDocument), { ordered: true, session })
+      await states.insertMany(parts.map((part) => part.state), { ordered: true, session })
       if (!searchable) return
       // the pages of each flashcard the cards are added to
       const byFlashcard = new Map<string, CardDocument[]>()
@@ -275,6 +286,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async removeByFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<number> {
       if (flashcardIDs.length === 0) return 0
       await search.removeFlashcards(userID, flashcardIDs)
+      await states.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)
       return (await cards.deleteMany({ userID, flashcardID: { $in: [...flashcardIDs] } }, inSession)).deletedCount
     },
 
@@ -292,6 +304,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async removeCards (userID: string, flashcardID: string, cardIDs: readonly string[]): Promise<number> {
       if (cardIDs.length === 0) return 0
       await search.remove(userID, flashcardID, cardIDs)
+      await states.deleteMany({ _id: { $in: [...cardIDs] }, userID, flashcardID }, inSession)
       return (await cards.deleteMany({ userID, flashcardID, _id: { $in: [...cardIDs] } }, inSession)).deletedCount
     },
 
@@ -301,6 +314,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       const moving = await cards.find({ userID, flashcardID: from, _id: { $in: [...cardIDs] } }, { session }).toArray()
       await search.remove(userID, from, moving.map((card) => card._id))
       const moved = (await cards.updateMany({ userID, flashcardID: from, _id: { $in: moving.map((card) => card._id) } }, { $set: { flashcardID: to } }, inSession)).modifiedCount
+      await states.updateMany({ _id: { $in: moving.map((card) => card._id) }, userID, flashcardID: from }, { $set: { flashcardID: to } }, inSession)
       await search.add(userID, to, moving.map((card) => ({ cardID: card._id, text: searchTextOf(card) })))
       return moved
     },
@@ -324,6 +338,11 @@ export function cardsRepository (db: Db, session?: ClientSession) {
           }
         }
       }), { ordered: true, session })
+      // a card given another template (an edit of its note type) orders new cards by it: its state keeps a copy
+      const reordered = changes.flatMap(({ cardID, content }) => 'ankiOrd' in content && typeof content.ankiOrd === 'number' ? [{ cardID, ankiOrd: content.ankiOrd }] : [])
+      if (reordered.length > 0) {
+        await states.bulkWrite(reordered.map(({ cardID, ankiOrd }) => ({ updateOne: { filter: { _id: cardID, userID }, update: { $set: { ankiOrd } } } })), { ordered: false, session })
+      }
       // a card of a cloze note is found by its answer side, which its number decides
       const numbers = await cards.find({ _id: { $in: changes.map((change) => change.cardID) }, userID, flashcardID }, { projection: { clozeNumber: 1 }, session }).toArray()
       const clozeNumber = new Map(numbers.map((card) => [card._id, card.clozeNumber]))
@@ -348,24 +367,24 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     async ofNotes (userID: string, noteIDs: readonly string[]): Promise<CardDocument[]> {
       const found: CardDocument[] = []
       for (let start = 0; start < noteIDs.length; start += 5000) {
-        found.push(...await cards.find({ userID, noteID: { $in: noteIDs.slice(start, start + 5000) } }, inSession).toArray())
+        found.push(...await withStates(userID, await cards.find({ userID, noteID: { $in: noteIDs.slice(start, start + 5000) } }, inSession).toArray()))
       }
       return found
     },
 
     /** Every card of a note, in whichever flashcard, by its template (or cloze number). Index user_note. */
-    ofNoteAnywhere (userID: string, noteID: string): Promise<CardDocument[]> {
-      return cards.find({ userID, noteID }, inSession).sort({ ankiOrd: 1, clozeNumber: 1, _id: 1 }).toArray()
+    async ofNoteAnywhere (userID: string, noteID: string): Promise<CardDocument[]> {
+      return await withStates(userID, await cards.find({ userID, noteID }, inSession).sort({ ankiOrd: 1, clozeNumber: 1, _id: 1 }).toArray())
     },
 
     /** The cards of one cloze note, by number. Index user_flashcard, then the note. */
-    ofNote (userID: string, flashcardID: string, noteID: string): Promise<CardDocument[]> {
-      return cards.find({ userID, flashcardID, noteID }, inSession).sort({ clozeNumber: 1, _id: 1 }).toArray()
+    async ofNote (userID: string, flashcardID: string, noteID: string): Promise<CardDocument[]> {
+      return await withStates(userID, await cards.find({ userID, flashcardID, noteID }, inSession).sort({ clozeNumber: 1, _id: 1 }).toArray())
     },
 
     /** The cards of one flashcard in creation order. Index user_flashcard. */
-    byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
-      return cards.find({ userID, flashcardID }, inSession).sort({ createdOrder: 1, _id: 1 }).toArray()
+    async byFlashcard (userID: string, flashcardID: string): Promise<CardDocument[]> {
+      return await withStates(userID, await cards.find({ userID, flashcardID }, inSession).sort({ createdOrder: 1, _id: 1 }).toArray())
     },
 
     /**
@@ -373,8 +392,8 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * readerInCreationOrder says: each window one range of index user_flashcard_order.
      */
     flashcardInCreationOrder (userID: string, flashcardID: string, after: CardPlace | null, bounds: CreationBounds): CreationOrderReader<CardDocument> {
-      return readerInCreationOrder(async (window, limit) => await cards.find({ userID, flashcardID, ...window }, { ...oneBatch(limit), session })
-        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray(), after, bounds)
+      return readerInCreationOrder(async (window, limit) => await withStates(userID, await cards.find({ userID, flashcardID, ...window }, { ...oneBatch(limit), session })
+        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray()), after, bounds)
     },
 
     /**
@@ -391,7 +410,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
           const found: CardDocument[] = []
           while (found.length < wanted && places.length > 0) {
             const taken = places.splice(0, wanted - found.length)
-            const read = await cards.find({ _id: { $in: taken.map((place) => place.cardID) }, userID, flashcardID }, { ...oneBatch(taken.length), session }).toArray()
+            const read = await withStates(userID, await cards.find({ _id: { $in: taken.map((place) => place.cardID) }, userID, flashcardID }, { ...oneBatch(taken.length), session }).toArray())
             found.push(...read.sort((a, b) => comesBefore(placeOf(a), placeOf(b)) ? -1 : 1))
           }
           return found
@@ -405,8 +424,8 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * of index user_order.
      */
     libraryInCreationOrder (userID: string, after: CardPlace | null, bounds: CreationBounds): CreationOrderReader<ContentCard> {
-      return readerInCreationOrder(async (window, limit) => await cards.find({ userID, ...window }, { projection: CONTENT_PROJECTION, ...oneBatch(limit), session })
-        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray(), after, bounds)
+      return readerInCreationOrder(async (window, limit) => await withStates(userID, await cards.find({ userID, ...window }, { projection: CONTENT_PROJECTION, ...oneBatch(limit), session })
+        .sort({ createdOrder: 1, _id: 1 }).limit(limit).toArray(), SHOWN_STATE_PROJECTION), after, bounds)
     },
 
     /** The creation order of the newest card of a flashcard, or null for one without cards. Index user_flashcard. */
@@ -415,8 +434,9 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       return last?.createdOrder ?? null
     },
 
-    findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
-      return cards.findOne({ _id: cardID, userID, flashcardID }, inSession)
+    async findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
+      const content = await cards.findOne({ _id: cardID, userID, flashcardID }, inSession)
+      return content === null ? null : (await withStates(userID, [content]))[0] ?? null
     },
 
     /**
@@ -469,9 +489,11 @@ export function cardsRepository (db: Db, session?: ClientSession) {
           const ids = (await cards.find({ userID: from, flashcardID }, { projection: { _id: 1 }, limit: batch + 1, session }).toArray()).map((card) => card._id)
           if (ids.length <= batch) {
             moved += (await cards.updateMany({ userID: from, flashcardID }, { $set: { userID } }, inSession)).modifiedCount
+            await states.updateMany({ userID: from, flashcardID }, { $set: { userID } }, inSession)
             break
           }
           moved += (await cards.updateMany({ _id: { $in: ids.slice(0, batch) }, userID: from }, { $set: { userID } }, inSession)).modifiedCount
+          await states.updateMany({ _id: { $in: ids.slice(0, batch) }, userID: from }, { $set: { userID } }, inSession)
         }
       }
       return moved
@@ -483,24 +505,27 @@ export function cardsRepository (db: Db, session?: ClientSession) {
       for (;;) {
         const ids = (await cards.find({ userID: owner }, { projection: { _id: 1 }, limit: batch, session }).toArray()).map((card) => card._id)
         if (ids.length === 0) return removed
+        await states.deleteMany({ _id: { $in: ids }, userID: owner }, inSession)
         removed += (await cards.deleteMany({ _id: { $in: ids }, userID: owner }, inSession)).deletedCount
       }
     },
 
     /** These cards, those of the user only, whole, in no order. Index _id. */
-    byIds (userID: string, cardIDs: readonly string[]): Promise<CardDocument[]> {
-      if (cardIDs.length === 0) return Promise.resolve([])
-      return cards.find({ _id: { $in: [...cardIDs] }, userID }, { ...oneBatch(cardIDs.length + 1), session }).toArray()
+    async byIds (userID: string, cardIDs: readonly string[]): Promise<CardDocument[]> {
+      if (cardIDs.length === 0) return []
+      return await withStates(userID, await cards.find({ _id: { $in: [...cardIDs] }, userID }, { ...oneBatch(cardIDs.length + 1), session }).toArray())
     },
 
-    findById (userID: string, cardID: string): Promise<CardDocument | null> {
-      return cards.findOne({ _id: cardID, userID }, inSession)
+    async findById (userID: string, cardID: string): Promise<CardDocument | null> {
+      const content = await cards.findOne({ _id: cardID, userID }, inSession)
+      return content === null ? null : (await withStates(userID, [content]))[0] ?? null
     },
 
     /** Cards by id, with their content and standing, in no order: those not the user's are left out. Index _id. */
-    withContentByIds (userID: string, cardIDs: readonly string[]): Promise<StudyCard[]> {
-      if (cardIDs.length === 0) return Promise.resolve([])
-      return cards.find({ _id: { $in: [...cardIDs] }, userID }, { projection: STUDY_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray()
+    async withContentByIds (userID: string, cardIDs: readonly string[]): Promise<StudyCard[]> {
+      if (cardIDs.length === 0) return []
+      const contents = await cards.find({ _id: { $in: [...cardIDs] }, userID }, { projection: CONTENT_PROJECTION, ...oneBatch(cardIDs.length + 1), session }).toArray()
+      return await withStates(userID, contents, { ...SHOWN_STATE_PROJECTION, due: 1 })
     },
 
     /** The ids of one flashcard's cards, in no order. Index user_flashcard. */
@@ -527,7 +552,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      */
     async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<Array<TreeCard & Pick<CardDocument, 'createdOrder'>>> {
       // in one batch each (the server still caps one at 16 MiB)
-      return await inCreationOrder(flashcardIDs, async (part) => await cards.find(
+      return await inCreationOrder(flashcardIDs, async (part) => await states.find(
         { userID, flashcardID: { $in: part } }, { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }).toArray())
     },
 
@@ -535,10 +560,17 @@ export function cardsRepository (db: Db, session?: ClientSession) {
      * Every card of the flashcards given, one at a time as the cursor reads
      * them, with its content as written and its schedule: what an Anki export
      * writes (the rendered sides are left out: the export renders them as
-     * Anki needs them). Index user_flashcard.
+     * Anki needs them), a thousand at a time with their states. Index user_flashcard.
      */
-    forExport (userID: string, flashcardIDs: readonly string[]): AsyncIterable<ExportCard> {
-      return cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { html: 0, version: 0, lastReviewID: 0 }, session })
+    async * forExport (userID: string, flashcardIDs: readonly string[]): AsyncGenerator<ExportCard> {
+      let batch: ExportCard[] = []
+      for await (const card of cards.find({ userID, flashcardID: { $in: [...flashcardIDs] } }, { projection: { html: 0 }, batchSize: EXPORT_BATCH, session })) {
+        batch.push(card)
+        if (batch.length < EXPORT_BATCH) continue
+        yield * await withStates(userID, batch, EXPORTED_STATE)
+        batch = []
+      }
+      yield * await withStates(userID, batch, EXPORTED_STATE)
     }
   }
 }

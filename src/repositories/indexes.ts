@@ -12,8 +12,6 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { removalUntil: 1 }, name: 'removals', partialFilterExpression: { removalUntil: { $exists: true } } }
   ],
   cards: [
-    // today's cards: due ones by due, then new ones by creation (see cardStates.todayQueue)
-    { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
     { key: { userID: 1, flashcardID: 1 }, name: 'user_flashcard' },
     // the pages of cards with their content, each a range from the last page's card on (cards.flashcardInCreationOrder,
     // libraryInCreationOrder): a flashcard's cards, and all of a user's, in creation order
@@ -25,7 +23,16 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     // the other cards of a card's note, which answering it may bury (cardStates.siblingsOf): a cloze note's, and an Anki
     // note's by its guid; only cards of such notes are in them, so that the others cost them nothing
     { key: { userID: 1, noteID: 1 }, name: 'user_note', partialFilterExpression: { noteID: { $exists: true } } },
-    { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } },
+    { key: { userID: 1, ankiGuid: 1 }, name: 'user_anki_note', partialFilterExpression: { ankiGuid: { $exists: true } } }
+  ],
+  // each learner's state of each card, under the card's id (repositories/card-states.ts)
+  cardStates: [
+    // today's cards: due ones by due, then new ones by creation (see cardStates.todayQueue)
+    { key: { userID: 1, isNew: 1, due: 1, createdOrder: 1 }, name: 'user_queue' },
+    // a flashcard's cards (its queues when read whole, the tree, a move, a removal), and the browser's in creation order
+    { key: { userID: 1, flashcardID: 1, createdOrder: 1, _id: 1 }, name: 'user_flashcard_order' },
+    // the browser's whole library in creation order, and the removal of a deleted account a window at a time
+    { key: { userID: 1, createdOrder: 1, _id: 1 }, name: 'user_order' },
     // the card browser's flagged cards (cardStates.browsedOfStanding): only those are in it, so that the others cost it
     // nothing and a browse of them reads them alone
     { key: { userID: 1, flag: 1 }, name: 'user_flag', partialFilterExpression: { flag: { $exists: true } } }

@@ -11,6 +11,7 @@ import { migrationLockRepository } from './migration-lock.js'
 import { queueStartsFromCards } from './migrations/queue-starts.js'
 import { searchPagesPending } from './migrations/search-pages.js'
 import { stagedSearchPagesRemoved } from './migrations/staged-search-pages.js'
+import { cardStatesApart } from './migrations/card-states-apart.js'
 
 /** A step done; `number` is absent from the records of versions that named steps only. */
 interface MigrationDocument { _id: string, number?: number, doneAt: Date }
@@ -129,7 +130,8 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   },
   { number: 4, ...queueStartsFromCards },
   { number: 5, ...searchPagesPending },
-  { number: 6, ...stagedSearchPagesRemoved }
+  { number: 6, ...stagedSearchPagesRemoved },
+  { number: 7, ...cardStatesApart }
 ]
 
 /** Sends the writes a thousand to a bulk write, in any order. */

@@ -12,11 +12,13 @@ const SERVICE_COLLECTIONS: ReadonlySet<string> = new Set(['attempts', 'migration
 /**
  * The collections whose documents of one user are removed a window at a
  * time (domain/removal-windows.ts), by the key an index of theirs leads with
- * after `userID`: the two that grow with use past any other.
+ * after `userID`: those that grow with use past any other.
  */
 export const WINDOWED = {
   // index user_order
   cards: { key: 'createdOrder', instants: false },
+  // index user_order
+  cardStates: { key: 'createdOrder', instants: false },
   // index user_reviewedAt_seq
   reviews: { key: 'reviewedAt', instants: true }
 } as const

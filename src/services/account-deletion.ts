@@ -34,7 +34,7 @@ function layoutOf (collection: WindowedCollection, account: UserDocument, now: D
     origin: 0,
     floor: registered * units,
     horizon: (now.getTime() + 1) * units,
-    expected: collection === 'cards' ? account.usage?.cards ?? 0 : account.reviewCount ?? 0
+    expected: collection === 'reviews' ? account.reviewCount ?? 0 : account.usage?.cards ?? 0
   }
 }
 

@@ -89,19 +89,20 @@ export function browseService (context: ServiceContext, search: SearchService) {
           whole ? account.usage?.cards ?? 0 : repositories.cardStates.countBrowsed(account._id, filter)
         ])
       }
-      const page = found.slice(0, BROWSE_PAGE_ROWS)
-      const flashcards = flashcardsWithPaths(tree, new Set(page.map(({ card }) => card.flashcardID)))
+      // the content of the page's cards only, read once their states have chosen them
+      const page = await repositories.cardStates.withBrowsedContent(account._id, found.slice(0, BROWSE_PAGE_ROWS).map(({ card }) => card))
+      const flashcards = flashcardsWithPaths(tree, new Set(page.map((card) => card.flashcardID)))
       // the note types' names, read once when a card of the page names one
-      const noteTypes = page.some(({ card }) => card.noteTypeID !== undefined)
+      const noteTypes = page.some((card) => card.noteTypeID !== undefined)
         ? new Map((await repositories.noteTypes.ofUser(account._id)).map((noteType) => [noteType._id, noteType.name]))
         : new Map<string, string>()
-      const cards = page.flatMap(({ card }) => {
+      const cards = page.flatMap((card) => {
         const flashcard = flashcards.get(card.flashcardID)
         // a card made here is a note of its own Basic, or of Cloze
         const noteType = (card.noteTypeID === undefined ? undefined : noteTypes.get(card.noteTypeID)) ?? stockOfMadeHere(card.clozeNumber === undefined ? 'basic' : 'cloze').name
         return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now, noteType)]
       })
-      const last = page.at(-1)
+      const last = found.slice(0, BROWSE_PAGE_ROWS).at(-1)
       return {
         cards,
         total: String(total),

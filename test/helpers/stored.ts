@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { Db } from 'mongodb'
+import type { Db, Document, Filter, Sort } from 'mongodb'
+import { joinStates, splitCard } from '../../src/repositories/card-states.js'
+import type { CardDocument } from '../../src/repositories/cards.js'
 import { databaseOf } from './app.js'
 
 /**
@@ -50,4 +52,29 @@ export async function storedNodes (source: FastifyInstance | Db, filter: { userI
   }
   for (const tree of trees) visit(tree._id, tree.folders, [])
   return nodes
+}
+
+/**
+ * The stored cards a filter of `cards` finds (of their content: userID, flashcardID, noteID...),
+ * each made whole with its learner's state from `cardStates`, as the service reads them; a card
+ * without a state is left out, as the service leaves it out. Sorted as `sort` says.
+ */
+export async function storedCards (source: FastifyInstance | Db, filter: Filter<Document> = {}, sort: Sort = { _id: 1 }): Promise<CardDocument[]> {
+  const db = 'databaseClient' in source ? databaseOf(source) : source
+  const contents = await db.collection<CardDocument>('cards').find(filter).sort(sort).toArray()
+  const states = await db.collection<CardDocument>('cardStates').find({ _id: { $in: contents.map((card) => card._id) } }).toArray()
+  return joinStates(contents, states)
+}
+
+/** One stored card made whole (storedCards), or null. */
+export async function storedCard (source: FastifyInstance | Db, cardID: string): Promise<CardDocument | null> {
+  return (await storedCards(source, { _id: cardID }))[0] ?? null
+}
+
+/** Writes whole cards straight to the database, as the service stores them: content in `cards`, state in `cardStates`. */
+export async function insertStoredCards (db: Db, cards: readonly CardDocument[]): Promise<void> {
+  if (cards.length === 0) return
+  const parts = cards.map(splitCard)
+  await db.collection<CardDocument>('cards').insertMany(parts.map((part) => part.content as CardDocument))
+  await db.collection('cardStates').insertMany(parts.map((part) => part.state))
 }
