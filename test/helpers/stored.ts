@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Db, Document, Filter, Sort } from 'mongodb'
+import type { Db, Filter, Sort } from 'mongodb'
 import { joinStates, splitCard } from '../../src/repositories/card-states.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { databaseOf } from './app.js'
@@ -59,7 +59,7 @@ export async function storedNodes (source: FastifyInstance | Db, filter: { userI
  * each made whole with its learner's state from `cardStates`, as the service reads them; a card
  * without a state is left out, as the service leaves it out. Sorted as `sort` says.
  */
-export async function storedCards (source: FastifyInstance | Db, filter: Filter<Document> = {}, sort: Sort = { _id: 1 }): Promise<CardDocument[]> {
+export async function storedCards (source: FastifyInstance | Db, filter: Filter<CardDocument> = {}, sort: Sort = { _id: 1 }): Promise<CardDocument[]> {
   const db = 'databaseClient' in source ? databaseOf(source) : source
   const contents = await db.collection<CardDocument>('cards').find(filter).sort(sort).toArray()
   const states = await db.collection<CardDocument>('cardStates').find({ _id: { $in: contents.map((card) => card._id) } }).toArray()
