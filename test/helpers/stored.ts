@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db, Filter, Sort } from 'mongodb'
-import { joinStates, splitCard } from '../../src/repositories/card-states.js'
+import { joinStates, splitCard, type CardStateDocument } from '../../src/repositories/card-states.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { databaseOf } from './app.js'
 
@@ -76,5 +76,5 @@ export async function insertStoredCards (db: Db, cards: readonly CardDocument[])
   if (cards.length === 0) return
   const parts = cards.map(splitCard)
   await db.collection<CardDocument>('cards').insertMany(parts.map((part) => part.content as CardDocument))
-  await db.collection('cardStates').insertMany(parts.map((part) => part.state))
+  await db.collection<CardStateDocument>('cardStates').insertMany(parts.map((part) => part.state))
 }
