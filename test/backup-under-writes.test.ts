@@ -140,7 +140,7 @@ test('a backup taken while reviews keep coming, restored into a new data folder:
     t.equal(account?.reviewCount, own.length, `${learner.email}: the account counts the reviews in the log`)
     t.equal(account?.totalXp, own.length * XP_PER_REVIEW, `${learner.email}: and its XP is theirs`)
     t.equal(days.reduce((sum, day) => sum + day.reviews, 0), own.length, `${learner.email}: the day's counts hold them`)
-    const cards = await db.collection<{ _id: string, version: number, lastReviewID: string | null }>('cards').find({ _id: { $in: learner.cardIDs } }).toArray()
+    const cards = await db.collection<{ _id: string, version: number, lastReviewID: string | null }>('cardStates').find({ _id: { $in: learner.cardIDs } }).toArray()
     const wrong = cards.filter((card) => {
       const ofCard = own.filter((review) => review.cardID === card._id).sort((a, b) => a.seq - b.seq)
       return card.version !== ofCard.length || card.lastReviewID !== (ofCard[ofCard.length - 1]?.reviewID ?? null)

@@ -23,7 +23,7 @@ test('concurrent requests', async (t) => {
     })))
     t.strictSame(counts(responses.map((response) => response.statusCode)), { 200: 50 }, 'every review accepted')
 
-    const card = await databaseOf(app).collection<{ _id: string, reps: number, version: number }>('cards').findOne({ _id: cardID as string })
+    const card = await databaseOf(app).collection<{ _id: string, reps: number, version: number }>('cardStates').findOne({ _id: cardID as string })
     t.equal(card?.reps, 50, 'the card counts 50 repetitions')
     t.equal(card?.version, 50, 'one card update per review')
     const log = await databaseOf(app).collection('reviews').find({ userID: user.userID }).toArray()

@@ -6,7 +6,7 @@ import { test } from 'tap'
 import { buildApp } from '../src/app.js'
 import { startEmbeddedDatabase } from '../src/db/embedded.js'
 import { databaseOf, post, TEST_SECRET } from './helpers/app.js'
-import { storedNodes } from './helpers/stored.js'
+import { storedCards, storedNodes } from './helpers/stored.js'
 
 interface Sent { operation: string, body: Record<string, unknown>, status: number, answer: Record<string, unknown> }
 
@@ -91,7 +91,7 @@ test('the embedded database killed (SIGKILL) in a burst of writes: restarted, no
   t.equal(new Set(log.map((entry) => entry.reviewID)).size, reviews.length)
   const account = await databaseOf(app).collection<{ totalXp: number }>('users').findOne({})
   t.equal(account?.totalXp, 10 * log.length, `XP is 10 x the reviews in the log (${log.length})`)
-  const cards = await databaseOf(app).collection<{ _id: string, reps: number }>('cards').find({ flashcardID: deck.flashcardID }).toArray()
+  const cards = await storedCards(app, { flashcardID: deck.flashcardID })
   t.equal(cards.reduce((sum, card) => sum + card.reps, 0), log.length, 'the cards carry exactly the reviews of the log')
 
   const flashcards = sent.filter((request) => request.operation === 'create-flashcard' && request.status === 201)
@@ -101,8 +101,10 @@ test('the embedded database killed (SIGKILL) in a burst of writes: restarted, no
   t.equal(storedFlashcards, flashcards.length, `every acknowledged flashcard is stored (${flashcards.length})`)
   const cardIDs = flashcards.flatMap((flashcard) => flashcard.cardIDs)
   t.equal(await databaseOf(app).collection('cards').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'with every card')
+  t.equal(await databaseOf(app).collection('cardStates').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'and every card\'s state')
   // a flashcard whose answer was lost is stored whole or not at all
   t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID: { $nin: storedIDs } }), 0, 'no card without its flashcard')
+  t.equal(await databaseOf(app).collection('cardStates').countDocuments({ flashcardID: { $nin: storedIDs } }), 0, 'no card\'s state without its flashcard')
   for (const flashcardID of storedIDs) {
     if (flashcardID === deck.flashcardID) continue
     t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID }), 2, 'no flashcard without its cards')

@@ -249,6 +249,7 @@ test('SIGTERM: requests in flight finish, every acknowledged write is stored, th
   t.equal(storedFlashcards, flashcards.length, 'every acknowledged flashcard is stored')
   const cardIDs = flashcards.flatMap((flashcard) => flashcard.cardIDs)
   t.equal(await db.collection('cards').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'with every card')
+  t.equal(await db.collection('cardStates').countDocuments({ _id: { $in: cardIDs as never[] } }), cardIDs.length, 'and every card\'s state')
   const doneReviews = await db.collection('reviews').find({}).toArray()
   const done = new Set(doneReviews.map((review) => review.reviewID as string))
   t.strictSame(reviewIDs.filter((reviewID) => !done.has(reviewID)), [], 'every acknowledged review is in the log')

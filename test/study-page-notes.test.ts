@@ -3,9 +3,10 @@
 // both of its cards; the schedule of each stays. With STUDY_PAGE_SCREENSHOTS=1 it writes
 // docs/study-page-note-editor.png.
 import { test } from 'tap'
-import { databaseOf, expectOk } from './helpers/app.js'
+import { expectOk } from './helpers/app.js'
 import { fixture, importAnki, LEARNER } from './helpers/anki-import.js'
 import { click, docsScreenshot, emptyFlashcard, goTo, openFlashcard, openStudyPage, withoutChromium } from './helpers/study-page.js'
+import { storedCard, storedCards } from './helpers/stored.js'
 
 const BROWSER_TEST = { skip: withoutChromium, timeout: 180_000 }
 
@@ -14,8 +15,7 @@ test('Edit on a card of an imported reversed note edits the note: both of its ca
   const { page, app, token } = study
   await expectOk(app, 'update-settings', { jwtToken: token, timezone: LEARNER.timezone })
   t.equal((await importAnki(app, token, fixture('collection.apkg'))).state, 'done')
-  const cards = databaseOf(app).collection('cards')
-  const [dog1, dog2] = (await cards.find({}).toArray()).filter((card) => card.ankiGuid === 'fixture-reversed').sort((a, b) => a.ankiOrd - b.ankiOrd)
+  const [dog1, dog2] = (await storedCards(app)).filter((card) => card.ankiGuid === 'fixture-reversed').sort((a, b) => (a.ankiOrd ?? 0) - (b.ankiOrd ?? 0))
   if (dog1 === undefined || dog2 === undefined) throw new Error('the reversed note was not imported')
 
   await goTo(page, 'library')
@@ -35,7 +35,7 @@ test('Edit on a card of an imported reversed note edits the note: both of its ca
   await page.waitForFunction((id) => /the dog/.test(document.querySelector(`.card-item[data-card-id="${id}"]`)?.textContent ?? ''), {}, String(dog2._id))
   t.match(await page.$eval(`.card-item[data-card-id="${String(dog1._id)}"]`, (item) => item.textContent), /the dog/, 'card 1 shows the edited front')
   t.match(await page.$eval(`.card-item[data-card-id="${String(dog2._id)}"]`, (item) => item.textContent), /the dog/, 'card 2 shows it too')
-  const after = await cards.findOne({ _id: dog2._id })
+  const after = await storedCard(app, dog2._id)
   t.same([after?.due, after?.reps, after?.stability], [dog2.due, dog2.reps, dog2.stability], 'card 2 keeps its schedule')
 })
 

@@ -55,7 +55,7 @@ test('an imported {{c1,2::Paris}} is asked on cards 1 and 2, and an edit of the 
   const [first, second, third] = imported as [typeof imported[0], typeof imported[0], typeof imported[0]]
   const { flashcardID } = first.flashcard
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: second.cardID, rating: 'good' })
-  const cards = databaseOf(app).collection('cards')
+  const cards = databaseOf(app).collection('cardStates')
   const reviewed = await cards.findOne({ _id: second.cardID as never })
   const refused = await app.inject({ method: 'POST', url: '/api/edit-card', payload: { jwtToken: user.jwtToken, flashcardID, cardID: third.cardID, cloze: `${text}.` } })
   t.match([refused.statusCode, refused.json()], [400, { code: 'use_edit_note' }], 'edit-card of a card of an imported cloze note names edit-note')

@@ -50,6 +50,8 @@ async function holdings (db: Db, userID: string) {
   return {
     cards: await db.collection('cards').countDocuments({ userID }),
     staged: await db.collection('cards').countDocuments({ userID: { $regex: '^anki-import:' } }),
+    states: await db.collection('cardStates').countDocuments({ userID }),
+    stagedStates: await db.collection('cardStates').countDocuments({ userID: { $regex: '^anki-import:' } }),
     reviews: await loggedReviews(db, userID),
     dayCounts: activity.reduce((sum, day) => sum + (day.reviews as number), 0),
     media: await db.collection('media').countDocuments({ userID }),
@@ -88,7 +90,8 @@ tap.test('killed at random points of an import, three times: after each restart 
   const all = await holdings(client.db(), whole.userID)
   await client.close()
   t.equal(all.cards, generated.cards, `an import left alone keeps every card (${duration} ms)`)
-  const nothing = { cards: 0, staged: 0, reviews: 0, dayCounts: 0, media: 0, flashcards: 0, usageCards: 0 }
+  t.equal(all.states, generated.cards, 'and each card\'s state')
+  const nothing = { cards: 0, staged: 0, states: 0, stagedStates: 0, reviews: 0, dayCounts: 0, media: 0, flashcards: 0, usageCards: 0 }
 
   const outcomes: string[] = []
   for (let round = 1; round <= 3; round++) {

@@ -11,6 +11,7 @@ import { buildTestApp, databaseOf, expectOk, registerUser } from '../helpers/app
 import { expected, FIXTURES, type ExpectedCard } from '../helpers/anki.js'
 import { exportedFile } from '../helpers/anki-export.js'
 import { countsOf, fixture, importAnki, importedCards, LEARNER, postImport, relative, type CardDetails, type Flashcard } from '../helpers/anki-import.js'
+import { storedCards } from '../helpers/stored.js'
 
 // every import starts a worker thread of its own: on a machine busy with other tests, a file of them takes minutes
 tap.setTimeout(600_000)
@@ -25,6 +26,8 @@ for (const name of ['legacy-anki21.apkg', 'legacy-anki2.apkg', 'collection.colpk
     t.equal(counts.cards, Number(status.cards), `${status.cards} cards`)
     t.ok(counts.cards > 0)
     t.equal(counts.staged, 0, 'none left staged')
+    t.equal(counts.states, counts.cards, 'each card with its state')
+    t.equal(counts.stagedStates, 0, 'no state left staged')
     if (name === 'legacy-anki21.apkg') {
       const cards = await importedCards(app, user)
       const basic = expected.cards.find((card) => card.label === 'basic/0') as ExpectedCard
@@ -114,7 +117,7 @@ test('each card\'s last review is the one Anki\'s Check Database gives it from t
   const original = (await readAnkiPackageFile(join(FIXTURES, 'history.apkg'), { onMedia: () => {} })).collection
   const guids = new Map(original.notes.map((note) => [note.id, note.guid]))
   const stored = new Map<string, number | null>()
-  for await (const card of databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { ankiGuid: 1, ankiOrd: 1, lastReview: 1 } })) {
+  for (const card of await storedCards(app, { userID: user.userID })) {
     stored.set(`${String(card.ankiGuid)}/${String(card.ankiOrd)}`, card.lastReview instanceof Date ? card.lastReview.getTime() : null)
   }
   const importedWrong: string[] = []

@@ -167,7 +167,7 @@ test('optimize-schedule fits on the imported history as Anki\'s optimizer reads 
     return last?.kind === 3 && last.factor === 0
   })
   t.ok(crammedLast.length > 0, `cards whose last answer was cramming: ${crammedLast.length}`)
-  const before = new Map((await databaseOf(app).collection<{ _id: string, stability: number }>('cards').find({ _id: { $in: [...lastIsManual, ...crammedLast].map((history) => history._id) } }).toArray())
+  const before = new Map((await databaseOf(app).collection<{ _id: string, stability: number }>('cardStates').find({ _id: { $in: [...lastIsManual, ...crammedLast].map((history) => history._id) } }).toArray())
     .map((card) => [card._id, card.stability]))
   const fit = await expectOk<{ reviews: string, items: string, adopted: string }>(app, 'optimize-schedule', { jwtToken: user.jwtToken, reschedule: 'true' })
   // Anki's optimizer trained on 1,897 items of this history (history-parameters.json): the same rows
@@ -177,7 +177,7 @@ test('optimize-schedule fits on the imported history as Anki\'s optimizer reads 
   t.equal(Number(fit.items), anki, 'trained on the items Anki\'s optimizer trains on')
   t.ok(Number(fit.reviews) > 0.8 * Number(status.reviews), `made of the imported reviews: ${fit.reviews} of ${status.reviews}`)
   t.equal(fit.adopted, 'true')
-  const after = await databaseOf(app).collection<{ _id: string, stability: number }>('cards').find({ _id: { $in: [...before.keys()] } }).toArray()
+  const after = await databaseOf(app).collection<{ _id: string, stability: number }>('cardStates').find({ _id: { $in: [...before.keys()] } }).toArray()
   const unchanged = (group: typeof kept) => group.filter((history) => after.find((card) => card._id === history._id)?.stability === before.get(history._id)).length
   t.equal(after.length, before.size)
   t.equal(unchanged(lastIsManual), 0, 'a card whose last row is a due date set by hand is rescheduled by the fit: its last answer is still its last review')

@@ -33,7 +33,7 @@ async function madeHere (app: FastifyInstance, user: TestUser): Promise<{ flashc
 /** What the learner holds: their flashcards with the cards' counts, and every card by id with its schedule. */
 async function holding (app: FastifyInstance, user: TestUser) {
   const library = await expectOk<{ folders: Array<{ name: string, flashcards: Array<{ flashcardName: string, cards: string }> }> }>(app, 'get-library', { jwtToken: user.jwtToken })
-  const cards = await databaseOf(app).collection('cards').find({ userID: user.userID }, { projection: { reps: 1, due: 1, state: 1, flashcardID: 1 } }).sort({ _id: 1 }).toArray()
+  const cards = await databaseOf(app).collection('cardStates').find({ userID: user.userID }, { projection: { reps: 1, due: 1, state: 1, flashcardID: 1 } }).sort({ _id: 1 }).toArray()
   return {
     decks: library.folders.flatMap((folder) => folder.flashcards.map((flashcard) => `${folder.name}/${flashcard.flashcardName}: ${flashcard.cards}`)),
     cards: cards.map((card) => JSON.stringify(card))

@@ -10,6 +10,7 @@ import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { MediaDocument } from '../../src/repositories/media.js'
 import { buildTestApp, databaseOf, expectOk, post, registerUser, type TestUser } from './app.js'
+import { storedCards } from './stored.js'
 import { samples, uploaded } from './media.js'
 
 const DAY = 86_400_000
@@ -131,7 +132,7 @@ export async function exportedFile (t: { teardown: (fn: () => unknown) => void }
 export async function storedOf (app: FastifyInstance, userID: string): Promise<{ cards: CardDocument[], reviews: ReviewDocument[], media: MediaDocument[] }> {
   const db = databaseOf(app)
   return {
-    cards: await db.collection<CardDocument>('cards').find({ userID }).sort({ createdOrder: 1 }).toArray(),
+    cards: await storedCards(db, { userID }, { createdOrder: 1 }),
     reviews: await db.collection<ReviewDocument>('reviews').find({ userID }).sort({ reviewedAt: 1, seq: 1 }).toArray(),
     media: await db.collection<MediaDocument>('media').find({ userID }).toArray()
   }

@@ -118,6 +118,9 @@ export async function countsOf (app: FastifyInstance, user: TestUser) {
   return {
     cards: await db.collection('cards').countDocuments({ userID: user.userID }),
     staged: await db.collection('cards').countDocuments({ userID: { $regex: '^anki-import:' } }),
+    // each card's learner's state, kept apart from it (repositories/card-states.ts)
+    states: await db.collection('cardStates').countDocuments({ userID: user.userID }),
+    stagedStates: await db.collection('cardStates').countDocuments({ userID: { $regex: '^anki-import:' } }),
     reviews: await loggedReviews(db, user.userID),
     media: await db.collection('media').countDocuments({ userID: user.userID }),
     files: await db.collection('media.files').countDocuments({}),
@@ -131,4 +134,4 @@ export async function countsOf (app: FastifyInstance, user: TestUser) {
 }
 
 /** What an import leaves when it keeps nothing. */
-export const NOTHING = { cards: 0, staged: 0, reviews: 0, media: 0, files: 0, unrecorded: 0, activity: 0, trees: 0, updates: 0, notes: 0 }
+export const NOTHING = { cards: 0, staged: 0, states: 0, stagedStates: 0, reviews: 0, media: 0, files: 0, unrecorded: 0, activity: 0, trees: 0, updates: 0, notes: 0 }

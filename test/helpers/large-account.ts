@@ -14,6 +14,7 @@ import type { UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/services/library.js'
 import { databaseOf, makeDeck, type TestUser } from './app.js'
 import { reviewDocuments } from './review-history.js'
+import { insertStoredCards } from './stored.js'
 
 const DAY_MS = 24 * 3600 * 1000
 
@@ -48,7 +49,7 @@ export async function fillHistory (app: FastifyInstance, user: TestUser, { cards
     const texts = Array.from({ length: Math.min(perDay, cards - made.length) }, (_, n) => ({ front: `question ${made.length + n}`, back: `answer ${made.length + n}` }))
     made.push(...newCards(user.userID, flashcardID, texts, new Date(registered.getTime() + day * DAY_MS + 3600_000)))
   }
-  for (let start = 0; start < made.length; start += 5000) await db.collection<CardDocument>('cards').insertMany(made.slice(start, start + 5000))
+  for (let start = 0; start < made.length; start += 5000) await insertStoredCards(db, made.slice(start, start + 5000))
 
   const log: LoggedReview[] = Array.from({ length: reviews }, (_, n) => {
     const at = registered.getTime() + 4 * 3600_000 + Math.floor(n * (days - 1) * DAY_MS / Math.max(1, reviews))

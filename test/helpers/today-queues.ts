@@ -8,6 +8,7 @@ import type { CardDocument } from '../../src/repositories/cards.js'
 import type { ReviewDocument } from '../../src/repositories/reviews.js'
 import type { UserDocument } from '../../src/repositories/users.js'
 import { databaseOf, expectOk, makeDeck, type Deck, type TestUser } from './app.js'
+import { storedCards } from './stored.js'
 
 type Tree = Record<string, unknown>
 
@@ -75,7 +76,7 @@ export async function fullSortOrdered (app: FastifyInstance, userID: string, now
   if (account === null) throw new Error(`no account ${userID}`)
   const today = userDay(now, account)
   const done = await doneToday(app, account, today)
-  const cards = (await db.collection<CardDocument>('cards').find({ userID }).toArray())
+  const cards = (await storedCards(db, { userID }))
     .filter((card) => studiable(card, now) && (within === undefined || within.has(card.flashcardID)))
   const due = cards.filter((card) => card.state !== CardState.New && card.due < today.end).sort(byQueueOrder).slice(0, Math.max(0, account.reviewsPerDay - done.reviews))
   const fresh = cards.filter((card) => card.state === CardState.New).sort(byQueueOrder).slice(0, Math.max(0, account.newCardsPerDay - done.newCards))

@@ -37,6 +37,8 @@ test('a transaction stores all of its writes or none', async (t) => {
   // a card id that is already taken makes the second insert of the batch fail after the first went in
   const cards = databaseOf(app).collection<{ _id: string }>('cards')
   const before = await cards.countDocuments({})
+  const states = databaseOf(app).collection<{ _id: string }>('cardStates')
+  const statesBefore = await states.countDocuments({})
   await t.rejects(app.userTransaction(user.userID, async ({ cards: store }) => {
     const [existing] = await store.byFlashcard(user.userID, flashcard.flashcardID)
     const fresh = { ...existing!, _id: '9'.repeat(39) }
@@ -44,4 +46,5 @@ test('a transaction stores all of its writes or none', async (t) => {
   }), { code: 11000 })
   t.equal(await cards.countDocuments({}), before, 'the card inserted before the failure is not stored')
   t.equal(await cards.countDocuments({ _id: '9'.repeat(39) }), 0)
+  t.equal(await states.countDocuments({}), statesBefore, 'nor its state')
 })

@@ -107,6 +107,6 @@ test('a restore writes every document back as it was stored, with the collection
   const indexes = async (db: Db): Promise<unknown[]> => (await db.collection('things').listIndexes().toArray()).sort((a, b) => String(a.name).localeCompare(String(b.name)))
   t.strictSame(await indexes(target.db), await indexes(source.db), 'the same indexes')
   t.strictSame(await target.db.collection('some_things').find().toArray(), await source.db.collection('some_things').find().toArray(), 'the view, on the restored collection')
-  t.ok((await target.db.collection('cards').listIndexes().toArray()).some((index) => index.name === 'user_queue'), 'and the service\'s own indexes, on collections the archive did not have')
+  t.ok((await target.db.collection('cardStates').listIndexes().toArray()).some((index) => index.name === 'user_queue'), 'and the service\'s own indexes, on collections the archive did not have')
   t.strictSame(await restore.holdings(), [{ name: 'things', documents: 3 }], 'a database that holds documents is seen as such')
 })

@@ -18,7 +18,7 @@ test('suspended and buried cards are rescheduled with the others, and stay out o
   const log = syntheticLog({ parameters: DEFAULT_PARAMETERS, reviews: 3000, seed: 6 })
   const real = new Map(cardIDs.map((cardID, index) => [`card-${String(index).padStart(6, '0')}`, cardID]))
   await storeHistory(app, user.userID, log, (id) => real.get(id) ?? id)
-  const cards = databaseOf(app).collection<CardDocument>('cards')
+  const cards = databaseOf(app).collection<CardDocument>('cardStates')
   // in review since their last answer in the log, all due long ago: every one of them is today's
   for (const [synthetic, cardID] of real) {
     const last = Math.max(...log.filter((entry) => entry.cardID === synthetic).map((entry) => entry.at))

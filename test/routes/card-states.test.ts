@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import type { CardDocument } from '../../src/repositories/cards.js'
-import { buildTestApp, databaseOf, expectOk, expectRefusal, registerUser, type TestUser } from '../helpers/app.js'
+import { buildTestApp, expectOk, expectRefusal, registerUser, type TestUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 import { learner, pairsOf } from '../helpers/today-queues.js'
 
 const MINUTE = 60_000
@@ -27,7 +28,7 @@ function standing (app: FastifyInstance, user: TestUser) {
 }
 
 async function stored (app: FastifyInstance, cardID: string): Promise<CardDocument | null> {
-  return await databaseOf(app).collection<CardDocument>('cards').findOne({ _id: cardID })
+  return await storedCard(app, cardID)
 }
 
 /** What review-card and undo leave of a card: its schedule, which a change of standing keeps. */

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import type { AppConfig } from '../../src/app.js'
 import { buildTestApp, databaseOf, post, registerUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 
 interface Card {
   cardID: string
@@ -33,7 +34,8 @@ async function setUp (t: { teardown: (fn: () => unknown) => void }, config: Part
   const flashcard = async (cards: object[]): Promise<{ flashcardID: string, cardIDs: string[] }> =>
     await call('create-flashcard', { folder: ['Geography'], flashcardName: made++ === 0 ? 'Capitals' : `Capitals ${made}`, cards })
   const cards = async (flashcardID: string): Promise<Card[]> => (await call('get-flashcard', { flashcardID })).cards
-  const stored = async (cardID: string) => await databaseOf(app).collection('cards').findOne({ _id: cardID as never })
+  // the card made whole, as a record of fields that the checks name by their names
+  const stored = async (cardID: string) => await storedCard(app, cardID) as Record<string, unknown> | null
   const usage = async () => (await databaseOf(app).collection('users').findOne({ _id: user.userID as never }))?.usage?.cards ?? 0
   const later = (ms: number) => { now = new Date(now.getTime() + ms) }
   return { app, user, send, call, flashcard, cards, stored, usage, later }

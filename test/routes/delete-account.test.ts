@@ -33,7 +33,7 @@ test('delete-account', async (t) => {
 
   await t.test('every collection holds documents of both users to begin with', async (t) => {
     const counts = await documentsOf(app, leaving.userID)
-    for (const collection of ['users', 'trees', 'cards', 'reviews', 'goals', 'imports', 'reviewHistories', 'media']) {
+    for (const collection of ['users', 'trees', 'cards', 'cardStates', 'reviews', 'goals', 'imports', 'reviewHistories', 'media']) {
       t.ok((counts[collection] ?? 0) > 0, `${collection} has documents of the user`)
       t.equal(staysBefore[collection], counts[collection], `${collection}: the other user has as many`)
     }

@@ -8,6 +8,7 @@ import { test } from 'tap'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { buildTestApp, databaseOf, everyCardOf, expectOk, expectRefusal, makeDeck, makeFolder, registerUser, type TestUser } from '../helpers/app.js'
 import { samples, storedMedia, uploaded } from '../helpers/media.js'
+import { storedCard, storedCards } from '../helpers/stored.js'
 
 interface Card { cardID: string, front: string, frontHtml: string }
 
@@ -36,6 +37,7 @@ test('deletes the cards named, across flashcards, each once; their reviews stay 
   t.strictSame((await everyCardOf<Card>(app, user.jwtToken, words.flashcardID)).map((card) => card.cardID), [words.cardIDs[1], words.cardIDs[3]], 'the others of Words stay, in order')
   t.strictSame((await everyCardOf<Card>(app, user.jwtToken, units.flashcardID)).map((card) => card.cardID), [units.cardIDs[0]], 'and of Units')
   t.equal(await cardsOf(app).countDocuments({ _id: { $in: chosen.map((card) => card.cardID) } }), 0, 'none of them stored')
+  t.equal(await databaseOf(app).collection<CardDocument>('cardStates').countDocuments({ _id: { $in: chosen.map((card) => card.cardID) } }), 0, 'nor their states')
   t.equal((await usage(app, user)).cards, 3, 'the card quota given back')
   t.equal(await databaseOf(app).collection('reviews').countDocuments({ cardID: words.cardIDs[0] }), 1, 'the review given stays in the log')
   const library = await expectOk<{ folders: Array<{ flashcards: Array<{ cards: string }> }> }>(app, 'get-library', { jwtToken: user.jwtToken })
@@ -53,14 +55,14 @@ test('a cloze note loses the deletions of its cards deleted, once for all; its o
   }, 201)
   const [c1, c2, c3] = deck.cardIDs as [string, string, string]
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: c2, rating: 'good' })
-  const before = await cardsOf(app).findOne({ _id: c2 })
+  const before = await storedCard(app, c2)
 
   await expectOk(app, 'delete-cards', { jwtToken: user.jwtToken, cards: [{ flashcardID: deck.flashcardID, cardID: c1 }, { flashcardID: deck.flashcardID, cardID: c3 }] })
   const left = await everyCardOf<Card>(app, user.jwtToken, deck.flashcardID)
   t.strictSame(left.map((card) => card.cardID), [c2], 'card 2 is left')
   t.equal(left[0]?.front, 'Paris is the capital of {{c2::France}}, on the Seine.', 'both deletions gone from the note\'s text, their answers kept as text')
   t.equal(left[0]?.frontHtml, 'Paris is the capital of <span class="cloze">[...]</span>, on the Seine.')
-  const after = await cardsOf(app).findOne({ _id: c2 })
+  const after = await storedCard(app, c2)
   for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lastReview'] as const) t.same(after?.[field], before?.[field], `card 2's ${field} kept`)
 
   await expectOk(app, 'delete-cards', { jwtToken: user.jwtToken, cards: [{ flashcardID: deck.flashcardID, cardID: c2 }] })
@@ -95,7 +97,7 @@ test('all or nothing: an unknown card, a card of another flashcard or another us
   const second = await makeDeck(app, user, { folder: ['Languages'], name: 'Verbs', cards: 1 })
   const theirs = await makeDeck(app, stranger, { folder: ['Theirs'], name: 'Deck', cards: 1 })
   const mine = deck.cardIDs.map((cardID) => ({ flashcardID: deck.flashcardID, cardID }))
-  const stored = async () => await cardsOf(app).find({}, { sort: { _id: 1 } }).toArray()
+  const stored = async () => await storedCards(app)
   const before = await stored()
   const refuse = async (extra: { flashcardID: string, cardID: string }, what: string) =>
     await expectRefusal(t, app, 'delete-cards', { jwtToken: user.jwtToken, cards: [...mine, extra] }, 404, 'card_not_found', what)

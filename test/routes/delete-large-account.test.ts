@@ -18,7 +18,7 @@ test('a large account is deleted: gone for every request at the answer, every do
     await importAnki(app, user.jwtToken, fixture('collection.apkg'))
   }
   const before = await documentsOf(databaseOf(app), leaving.userID)
-  for (const collection of ['users', 'trees', 'cards', 'reviews', 'activity', 'goals', 'imports', 'reviewHistories', 'media', 'searchPages']) {
+  for (const collection of ['users', 'trees', 'cards', 'cardStates', 'reviews', 'activity', 'goals', 'imports', 'reviewHistories', 'media', 'searchPages']) {
     t.ok((before[collection] ?? 0) > 0, `${collection} holds documents of the user to begin with`)
   }
   const staysBefore = await documentsOf(databaseOf(app), staying.userID)

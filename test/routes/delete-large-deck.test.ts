@@ -62,6 +62,7 @@ test('delete-flashcard and delete-folder of decks of 5,000 cards: removed 500 ca
   t.equal(removals.filter((count) => count > 500).length, 1, 'then the deck\'s remainder, once')
   t.ok((removals.at(-1) as number) > 500, 'last')
   t.equal(await db.collection('cards').countDocuments({ flashcardID: big.flashcardID }), 0, 'every card gone')
+  t.equal(await db.collection('cardStates').countDocuments({ flashcardID: big.flashcardID }), 0, 'and every card\'s state')
   t.equal(await db.collection('searchPages').countDocuments({ flashcardID: big.flashcardID }), 0, 'its search pages gone')
   t.equal(await usage(), 5003, 'the quota given back')
 
@@ -70,6 +71,7 @@ test('delete-flashcard and delete-folder of decks of 5,000 cards: removed 500 ca
   t.match(await call('delete-folder', { folderID: folders.find((folder) => folder.name === 'Imported')?.folderID }), { cards: '5000', flashcards: '1', folders: '2' })
   t.ok(removals.filter((count) => count <= 500).length >= 2 && removals.filter((count) => count > 500).length === 1, `a folder's decks too, a batch at a time (${removals.join(', ')})`)
   t.equal(await db.collection('cards').countDocuments({ userID: user.userID }), 3, 'the other deck\'s cards kept')
+  t.equal(await db.collection('cardStates').countDocuments({ userID: user.userID }), 3, 'with their states')
   t.equal(await usage(), 3)
 
   // a folder of many decks, each small, together past a batch
@@ -114,6 +116,7 @@ test('a deletion past one transaction answers within its wait, the rest going on
   t.same(await call('delete-folder', { folderID: many?.folderID }), { folderID: many?.folderID, folders: '2', flashcards: '2', cards: '1300', underWay: 'true' })
   await until(async () => !(await call<{ folders: Array<{ name: string }> }>('get-library', {})).folders.some((folder) => folder.name === 'Many'))
   t.equal(await db.collection('cards').countDocuments({ userID: user.userID }), 0)
+  t.equal(await db.collection('cardStates').countDocuments({ userID: user.userID }), 0)
   t.equal(await usage(), 0)
 
   // refused before anything is deleted, and answered so
@@ -167,6 +170,7 @@ test('two instances on one database: a deletion under way on one, asked of the o
   t.same(await expectOk(waitsLong, 'delete-flashcard', { jwtToken: user.jwtToken, flashcardID: big.flashcardID }),
     { flashcardID: big.flashcardID, cards: '5000' }, 'the other, waiting long enough, answers the end of that deletion: all of it, not 404')
   t.equal(await db.collection('cards').countDocuments({ flashcardID: big.flashcardID }), 0, 'every card gone')
+  t.equal(await db.collection('cardStates').countDocuments({ flashcardID: big.flashcardID }), 0, 'and every card\'s state')
   t.notOk((await library()).includes(big.flashcardID), 'and the deck')
   t.equal(await usage(), 3, 'the quota counts the cards kept, each deleted card counted out once')
 

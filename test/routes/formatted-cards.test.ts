@@ -2,6 +2,7 @@ import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../../src/domain/ids.js'
 import { buildTestApp, databaseOf, post, registerUser } from '../helpers/app.js'
+import { insertStoredCards } from '../helpers/stored.js'
 
 const MEDIA = { dog: '111111111111111111111111111111111111111', bark: '222222222222222222222222222222222222222', cat: '333333333333333333333333333333333333333' }
 const STRANGER = '999999999999999999999999999999999999999'
@@ -41,6 +42,9 @@ test('a plain text card is shown as written: its markup escaped, its line breaks
     format: 'text',
     frontHtml: '&lt;b&gt;hola&lt;/b&gt;',
     backHtml: 'line one<br>line two &amp; &quot;three&quot;',
+    // a card of a front and a back made here is a note of its own, under its own id (docs/api.md)
+    noteID: cardIDs[0],
+    ord: '0',
     review_status: '0.0',
     last_review: card?.last_review,
     due: card?.due,
@@ -55,10 +59,10 @@ test('a card stored before formats reads as plain text', async (t) => {
   const { app, user, flashcard, cards } = await setUp(t)
   const { flashcardID } = await flashcard([])
   const now = new Date()
-  await databaseOf(app).collection('cards').insertOne({
+  await insertStoredCards(databaseOf(app), [{
     _id: newId(), userID: user.userID, flashcardID, front: 'a < b', back: 'b > a', state: 0, due: now, stability: 0, difficulty: 0, elapsedDays: 0,
     scheduledDays: 0, learningSteps: 0, reps: 0, lapses: 0, lastReview: null, isNew: true, createdOrder: 1, createdAt: now, version: 0, lastReviewID: null
-  } as never)
+  }])
   t.match((await cards(flashcardID))[0], { front: 'a < b', format: 'text', frontHtml: 'a &lt; b', backHtml: 'b &gt; a' })
 })
 
@@ -70,7 +74,7 @@ test('an html card keeps its source and shows it sanitized, on every read and af
   const shown = { front, format: 'html', frontHtml: '<b>perro</b> <span>hidden?</span>', backHtml: '<ruby>犬<rt>いぬ</rt></ruby>' }
   t.match((await cards(flashcardID))[0], shown, 'get-flashcard: the source as written, and the HTML to show')
   const tree = (await call('get-all-cards', { content: true })).library
-  t.strictSame(tree.Cards.Deck.cards[cardID], { last_review: (await cards(flashcardID))[0]?.last_review, review_status: '0.0', ...shown, back: '<ruby>犬<rt>いぬ</rt></ruby>', suspended: 'false', flag: '0' },
+  t.strictSame(tree.Cards.Deck.cards[cardID], { last_review: (await cards(flashcardID))[0]?.last_review, review_status: '0.0', ...shown, back: '<ruby>犬<rt>いぬ</rt></ruby>', noteID: cardID, ord: '0', suspended: 'false', flag: '0' },
     'get-all-cards with content: true too')
   t.strictSame(Object.keys((await call('get-all-cards')).Cards.Deck.cards[cardID]), ['last_review', 'review_status'], 'and without, as before')
 

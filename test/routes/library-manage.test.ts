@@ -2,7 +2,7 @@ import { t, test } from 'tap'
 import {
   buildTestApp, databaseOf, expectOk, expectRefusal, makeDeck, makeFolder, post, registerUser, type Deck, type TestUser
 } from '../helpers/app.js'
-import { storedNodes, type StoredNode } from '../helpers/stored.js'
+import { storedCard as storedWhole, storedNodes, type StoredNode } from '../helpers/stored.js'
 
 type Tree = Record<string, unknown>
 interface CardView { cardID: string, front: string, back: string, review_status: string, last_review: string, due: string }
@@ -51,9 +51,9 @@ async function treeProblems (user: TestUser): Promise<string[]> {
 }
 
 async function storedCard (id: string): Promise<Record<string, unknown>> {
-  const stored = await databaseOf(app).collection<{ _id: string }>('cards').findOne({ _id: id })
+  const stored = await storedWhole(app, id)
   if (stored === null) throw new Error(`no card ${id}`)
-  return stored
+  return { ...stored }
 }
 
 /** A stored card without its text: what edit-card must leave alone. */
@@ -70,6 +70,7 @@ async function snapshot () {
     trees: await databaseOf(app).collection('trees').find().sort({ _id: 1 }).toArray(),
     nodes: await storedNodes(app),
     cards: await databaseOf(app).collection('cards').find().sort({ _id: 1 }).toArray(),
+    cardStates: await databaseOf(app).collection('cardStates').find().sort({ _id: 1 }).toArray(),
     reviews: await databaseOf(app).collection('reviews').find().sort({ _id: 1 }).toArray()
   }
 }
@@ -295,6 +296,7 @@ test('delete-folder removes the whole subtree with its cards, and the review log
   t.equal((await storedNodes(app, { userID: user.userID })).length, counts.nodes - 7, 'four folders and three flashcards')
   t.strictSame(await treeProblems(user), [])
   t.equal(await count('cards', user), counts.cards - 9)
+  t.equal(await count('cardStates', user), counts.cards - 9, 'their states with them')
   t.equal(await count('reviews', user), counts.reviews, 'the review log stays')
   t.strictSame((await storedNodes(app, { userID: user.userID })).filter((found) => found._id === topID || found.ancestors.includes(topID)), [])
   const cards = databaseOf(app).collection('cards')
@@ -321,7 +323,7 @@ test('get-flashcard answers its name, description, folder and cards, in creation
   t.match(flashcard, { flashcardID, flashcardName: 'Verbs', description: 'common verbs', folder: ['Languages', 'Spanish'] })
   t.strictSame(flashcard.cards.map((card) => card.cardID), cardIDs, 'in creation order')
   t.strictSame(flashcard.cards[0], {
-    cardID: cardIDs[0], front: 'ser', back: 'to be', format: 'text', frontHtml: 'ser', backHtml: 'to be', review_status: '0.0', last_review: '04/05/2026', due: NOW.toISOString(),
+    cardID: cardIDs[0], front: 'ser', back: 'to be', format: 'text', frontHtml: 'ser', backHtml: 'to be', noteID: cardIDs[0], ord: '0', review_status: '0.0', last_review: '04/05/2026', due: NOW.toISOString(),
     suspended: 'false', flag: '0'
   }, 'its content, schedule and standing')
   t.match(flashcard.cards[1], { cardID: cardIDs[1], front: 'tener', back: '', review_status: /^0\.[1-9]$/, last_review: '04/05/2026' })
@@ -426,6 +428,7 @@ test('delete-flashcard removes it with its cards; the review log stays', async (
   t.strictSame(await expectOk(app, 'delete-flashcard', { jwtToken, flashcardID: deck.flashcardID }), { flashcardID: deck.flashcardID, cards: '3' })
   t.equal(await node(deck.flashcardID), null)
   t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID: deck.flashcardID }), 0)
+  t.equal(await databaseOf(app).collection('cardStates').countDocuments({ flashcardID: deck.flashcardID }), 0)
   t.equal(await databaseOf(app).collection('cards').countDocuments({ flashcardID: neighbour.flashcardID }), 1)
   t.strictSame((await snapshot()).reviews, before.reviews, 'the review log stays')
   t.strictSame(Object.keys(own(await allCards(user), 'Bin') as Tree), ['Neighbour'])

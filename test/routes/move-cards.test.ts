@@ -4,6 +4,7 @@
 import { test } from 'tap'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { buildTestApp, databaseOf, everyCardOf, expectOk, expectRefusal, makeDeck, registerUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 
 interface Card { cardID: string, front: string }
 
@@ -13,16 +14,16 @@ test('moves the cards named into another flashcard, each keeping its schedule; s
   const words = await makeDeck(app, user, { folder: ['Languages'], name: 'Words', cards: [{ front: 'perro', back: 'dog' }, { front: 'gato', back: 'cat' }, { front: 'pez', back: 'fish' }] })
   const animals = await makeDeck(app, user, { folder: ['Science'], name: 'Animals', cards: 1 })
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID: words.flashcardID, cardID: words.cardIDs[0], rating: 'good' })
-  const cards = databaseOf(app).collection<CardDocument>('cards')
-  const before = await cards.findOne({ _id: words.cardIDs[0] as string })
+  const before = await storedCard(app, words.cardIDs[0] as string)
 
   const chosen = [0, 2].map((index) => ({ flashcardID: words.flashcardID, cardID: words.cardIDs[index] as string }))
   t.strictSame(await expectOk(app, 'move-cards', { jwtToken: user.jwtToken, cards: [...chosen, chosen[0]], toFlashcardID: animals.flashcardID }),
     { moved: '2', toFlashcardID: animals.flashcardID }, 'a card named twice moves once')
   t.strictSame((await everyCardOf<Card>(app, user.jwtToken, words.flashcardID)).map((card) => card.front), ['gato'], 'Words keeps the other')
   t.strictSame((await everyCardOf<Card>(app, user.jwtToken, animals.flashcardID)).map((card) => card.front).sort(), ['Animals front 0', 'perro', 'pez'], 'Animals has them')
-  const after = await cards.findOne({ _id: words.cardIDs[0] as string })
+  const after = await storedCard(app, words.cardIDs[0] as string)
   for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lastReview', 'createdOrder'] as const) t.same(after?.[field], before?.[field], `its ${field} kept`)
+  t.equal((await databaseOf(app).collection<CardDocument>('cardStates').findOne({ _id: words.cardIDs[0] as string }))?.flashcardID, animals.flashcardID, 'its state in Animals too')
   const found = await expectOk<{ results: Array<{ cardID: string, flashcardID: string }> }>(app, 'search-cards', { jwtToken: user.jwtToken, query: 'perro' })
   t.strictSame(found.results.map((result) => [result.cardID, result.flashcardID]), [[words.cardIDs[0], animals.flashcardID]], 'search finds it in Animals')
   t.equal(await databaseOf(app).collection('reviews').countDocuments({ cardID: words.cardIDs[0] }), 1, 'its review stays in the log')
@@ -47,7 +48,9 @@ test('a card not in the flashcard named, or a destination not the user\'s, moves
   const user = await registerUser(app)
   const words = await makeDeck(app, user, { folder: ['Languages'], name: 'Words', cards: 2 })
   const animals = await makeDeck(app, user, { folder: ['Science'], name: 'Animals', cards: 1 })
-  const stored = async (): Promise<string[]> => (await databaseOf(app).collection<CardDocument>('cards').find({ userID: user.userID }).toArray()).map((card) => `${card._id}:${card.flashcardID}`).sort()
+  // the flashcard a card is in, as its content and its state (which keeps a copy) say
+  const stored = async (): Promise<string[]> => (await Promise.all(['cards', 'cardStates'].map(async (name) => await databaseOf(app).collection<CardDocument>(name).find({ userID: user.userID }).toArray())))
+    .flatMap((cards, part) => cards.map((card) => `${part}:${card._id}:${card.flashcardID}`)).sort()
   const before = await stored()
   await expectRefusal(t, app, 'move-cards', { jwtToken: user.jwtToken, cards: [{ flashcardID: words.flashcardID, cardID: words.cardIDs[0] }, { flashcardID: animals.flashcardID, cardID: words.cardIDs[1] }], toFlashcardID: animals.flashcardID }, 404, 'card_not_found')
   await expectRefusal(t, app, 'move-cards', { jwtToken: user.jwtToken, cards: [{ flashcardID: words.flashcardID, cardID: words.cardIDs[0] }], toFlashcardID: '9'.repeat(39) }, 404, 'flashcard_not_found')

@@ -4,6 +4,7 @@
 // note an Anki import brought, and every read of a card's content names its note and ord.
 import t from 'tap'
 import { buildTestApp, databaseOf, expectOk, makeDeck, post, registerUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 
 interface Card { cardID: string, front: string, back: string, format: string, frontHtml: string, backHtml: string, noteID: string, ord: string, clozeNumber?: string, noteTypeID?: string }
 interface Note { noteID: string, noteTypeID: string, fields: Record<string, string>, tags: string[], cardIDs: string[] }
@@ -18,7 +19,8 @@ async function setUp (t: Parameters<typeof buildTestApp>[0]) {
     return [answer.statusCode, answer.json<{ code: string }>().code]
   }
   const cardsOf = async (): Promise<Card[]> => (await call<{ cards: Card[] }>('get-flashcard', { flashcardID })).cards
-  const stored = async (cardID: string) => await databaseOf(app).collection('cards').findOne({ _id: cardID as never })
+  // the card made whole, as a record of fields that the checks name by their names
+  const stored = async (cardID: string) => await storedCard(app, cardID) as Record<string, unknown> | null
   const typeNamed = async (name: string): Promise<string> =>
     (await call<{ noteTypes: Array<{ noteTypeID: string, name: string }> }>('get-note-types', {})).noteTypes.find((noteType) => noteType.name === name)?.noteTypeID ?? ''
   return { app, user, flashcardID, dog: cardIDs[0] as string, call, refused, cardsOf, stored, typeNamed }

@@ -6,6 +6,7 @@ import t from 'tap'
 import { STOCK_NOTE_TYPES } from '../../src/domain/notes.js'
 import { exportedFile } from '../helpers/anki-export.js'
 import { buildTestApp, databaseOf, expectOk, makeDeck, post, registerUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 import { assertAnki, importIntoAnki, needsAnki } from '../helpers/pypi-anki.js'
 
 interface NoteType { noteTypeID: string, name: string, fields: string[] }
@@ -86,7 +87,7 @@ t.test('edit-note: filling Add Reverse adds the reversed card; every card shows 
   const { app, user, flashcardID, typeNamed, call, cardsOf } = await setUp(t)
   const { noteID, cardIDs: [first] } = await call<{ noteID: string, cardIDs: string[] }>('add-note', { flashcardID, noteTypeID: typeNamed('Basic (optional reversed card)'), fields: { Front: 'el gato', Back: 'the cat' } }, 201)
   await call('review-card', { flashcardID, cardID: first, rating: 'good' })
-  const reviewed = await databaseOf(app).collection('cards').findOne({ _id: first as never })
+  const reviewed = await storedCard(app, first as string)
 
   const edited = await call<{ cardIDs: string[], added: string[], removed: string[] }>('edit-note', { noteID, fields: { Back: 'the cat (feline)', 'Add Reverse': 'y' } })
   t.equal(edited.added.length, 1, 'the reversed card added')
@@ -95,9 +96,9 @@ t.test('edit-note: filling Add Reverse adds the reversed card; every card shows 
   const cards = await cardsOf()
   t.match(cards.find((card) => card.cardID === first), { backHtml: /the cat \(feline\)/ }, 'card 1 shows the edited back')
   t.match(cards.find((card) => card.cardID === edited.added[0]), { ord: '1', frontHtml: /the cat \(feline\)/, backHtml: /el gato/ }, 'card 2 asks the back')
-  t.equal((await databaseOf(app).collection('cards').findOne({ _id: edited.added[0] as never }))?.reps, 0, 'a new card')
-  const after = await databaseOf(app).collection('cards').findOne({ _id: first as never })
-  for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lastReview', 'lastReviewID']) t.same(after?.[field], reviewed?.[field], `card 1's ${field} as the review left it`)
+  t.equal((await storedCard(app, edited.added[0] as string))?.reps, 0, 'a new card')
+  const after = await storedCard(app, first as string)
+  for (const field of ['state', 'due', 'stability', 'difficulty', 'reps', 'lastReview', 'lastReviewID'] as const) t.same(after?.[field], reviewed?.[field], `card 1's ${field} as the review left it`)
 
   // edited again without a change to Add Reverse: no card added twice
   t.strictSame((await call<{ added: string[] }>('edit-note', { noteID, tags: ['pets'] })).added, [])

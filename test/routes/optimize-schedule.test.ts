@@ -106,7 +106,7 @@ test('parameters that predict better are adopted, and preview-review and review-
   // the forgetful learner's parameters give shorter intervals, and previews show them
   const withFitted = await call(app, 'preview-review', { jwtToken: user.jwtToken, flashcardID, cardID })
   t.ok(Date.parse(withFitted.good.due) < Date.parse(withDefaults.good.due), `good: ${withFitted.good.interval} rather than ${withDefaults.good.interval}`)
-  const card = await databaseOf(app).collection<CardDocument>('cards').findOne({ _id: cardID }) as CardSchedule
+  const card = await databaseOf(app).collection<CardDocument>('cardStates').findOne({ _id: cardID }) as CardSchedule
   t.equal(withFitted.good.due, scheduleReview(card, 'good', now, { desiredRetention: 0.9, parameters: stored }).due.toISOString(), 'the scheduler with the adopted parameters')
   const reviewed = await call(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
   t.equal(reviewed.due, withFitted.good.due, 'review-card stores what the preview showed')
@@ -118,7 +118,7 @@ test('parameters that predict better are adopted, and preview-review and review-
   t.strictSame(reset.lastFit, fit, 'the last fit stays, for comparison')
   t.equal((await account(app, user)).fsrsParameters, undefined)
   const after = await call(app, 'preview-review', { jwtToken: user.jwtToken, flashcardID, cardID })
-  const expected = scheduleReview(await databaseOf(app).collection<CardDocument>('cards').findOne({ _id: cardID }) as CardSchedule, 'good', now, { desiredRetention: 0.9 })
+  const expected = scheduleReview(await databaseOf(app).collection<CardDocument>('cardStates').findOne({ _id: cardID }) as CardSchedule, 'good', now, { desiredRetention: 0.9 })
   t.equal(after.good.due, expected.due.toISOString(), 'the defaults again')
 })
 
@@ -173,7 +173,7 @@ test('with reschedule, the studied cards get the schedules the adopted parameter
   const log = syntheticLog({ parameters: FORGETFUL, reviews: 5000, seed: 6 })
   const real = new Map(cardIDs.map((cardID, index) => [`card-${String(index).padStart(6, '0')}`, cardID]))
   await storeHistory(app, user.userID, log, (id) => real.get(id) ?? id)
-  const cards = databaseOf(app).collection<CardDocument>('cards')
+  const cards = databaseOf(app).collection<CardDocument>('cardStates')
   for (const [synthetic, cardID] of real) {
     const last = Math.max(...log.filter((entry) => entry.cardID === synthetic).map((entry) => entry.at))
     await cards.updateOne({ _id: cardID }, { $set: { state: 2, isNew: false, lastReview: new Date(last), due: new Date(last + 400 * DAY), scheduledDays: 400, stability: 400, difficulty: 5, reps: 5 } })

@@ -1,5 +1,6 @@
 import { t, test } from 'tap'
 import { buildTestApp, databaseOf, expectOk, expectRefusal, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 
 type Tree = Record<string, unknown>
 
@@ -21,7 +22,7 @@ function reviewCard (user: TestUser, body: Record<string, unknown>) {
 }
 
 function cardDocument (cardID: string) {
-  return databaseOf(app).collection<{ _id: string, reps: number }>('cards').findOne({ _id: cardID })
+  return storedCard(app, cardID)
 }
 
 async function totalXp (user: TestUser): Promise<unknown> {
@@ -32,6 +33,7 @@ async function totalXp (user: TestUser): Promise<unknown> {
 async function snapshot () {
   return {
     cards: await databaseOf(app).collection('cards').find().sort({ _id: 1 }).toArray(),
+    cardStates: await databaseOf(app).collection('cardStates').find().sort({ _id: 1 }).toArray(),
     reviews: await databaseOf(app).collection('reviews').find().sort({ _id: 1 }).toArray(),
     xp: (await databaseOf(app).collection('users').find().sort({ _id: 1 }).toArray()).map((user) => user.totalXp)
   }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { newCards } from '../../src/services/library.js'
 import { buildTestApp, databaseOf, expectOk, expectRefusal, makeDeck, registerUser, type TestUser } from '../helpers/app.js'
+import { insertStoredCards } from '../helpers/stored.js'
 
 interface Found { cardID: string, flashcardID: string, flashcardName: string, folder: string[], snippet: string }
 interface Answer { results: Found[], more: string }
@@ -179,7 +180,7 @@ test('an account that held cards before search: its first search finds them, and
   // cards as an earlier version wrote them, without pages, and the account marked as the start-up migration marks it
   const db = databaseOf(app)
   const written = newCards(user.userID, deck.flashcardID, [{ front: 'antiguo', back: 'old' }, { front: '<i>viejo</i>', back: 'old', format: 'html' }], new Date())
-  await db.collection('cards').insertMany(written as never[])
+  await insertStoredCards(db, written)
   t.strictSame(ids(await search('antiguo')), [], 'not found while its pages are not made (before the account is marked)')
   await db.collection('users').updateOne({ _id: user.userID as never }, { $set: { searchPending: true } })
   t.strictSame(ids(await search('old')), written.map((card) => card._id).sort(), 'found at the first search')

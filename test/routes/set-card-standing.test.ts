@@ -11,7 +11,7 @@ function standing (app: FastifyInstance, user: TestUser) {
   return {
     set: async (body: Record<string, unknown>) => await expectOk<{ changed: string }>(app, 'set-card-standing', { jwtToken: user.jwtToken, ...body }),
     counts: async (): Promise<Counts> => (await expectOk<{ counts: Counts }>(app, 'get-study-queue', { jwtToken: user.jwtToken })).counts,
-    stored: async (cardIDs: readonly string[]) => await databaseOf(app).collection<CardDocument>('cards')
+    stored: async (cardIDs: readonly string[]) => await databaseOf(app).collection<CardDocument>('cardStates')
       .find({ _id: { $in: [...cardIDs] } }, { projection: { _id: 1, isNew: 1, suspended: 1, buriedUntil: 1, flag: 1 }, sort: { _id: 1 } }).toArray()
   }
 }

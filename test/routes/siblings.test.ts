@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { buildTestApp, databaseOf, expectOk, post, registerUser, type TestUser } from '../helpers/app.js'
+import { storedCard, storedCards } from '../helpers/stored.js'
 import { craftedPackage } from '../helpers/anki-craft.js'
 import { importAnki } from '../helpers/anki-import.js'
 import { cardsByFlashcard } from '../helpers/today-queues.js'
@@ -25,7 +26,7 @@ function study (app: FastifyInstance, user: TestUser) {
 }
 
 async function stored (app: FastifyInstance, cardID: string): Promise<CardDocument | null> {
-  return await databaseOf(app).collection<CardDocument>('cards').findOne({ _id: cardID })
+  return await storedCard(app, cardID)
 }
 
 /** A flashcard holding one cloze note of three cards and one card of its own; the note's card ids, then the other's. */
@@ -204,7 +205,7 @@ test('the cards of one imported Anki note are siblings; another user\'s cards of
   async function importedNote (user: TestUser, withScheduling: string) {
     const status = await importAnki(app, user.jwtToken, file, { withScheduling })
     t.equal(status.state, 'done', JSON.stringify(status))
-    const cards = await databaseOf(app).collection<CardDocument>('cards').find({ userID: user.userID }).sort({ ankiOrd: 1 }).toArray()
+    const cards = await storedCards(app, { userID: user.userID }, { ankiOrd: 1 })
     t.equal(cards.length, 2)
     t.equal(cards[0]?.ankiGuid, cards[1]?.ankiGuid, 'one note')
     return cards as [CardDocument, CardDocument]
@@ -269,7 +270,12 @@ test('today\'s new cards come by card type, then creation order (Anki\'s default
     jwtToken: user.jwtToken, flashcardID: b.flashcardID, cards: [{ front: 'Perro', back: 'Dog' }, { front: 'Dog', back: 'Perro' }]
   }, 201)
   const cards = databaseOf(app).collection<CardDocument>('cards')
-  for (const [index, cardID] of words.cardIDs.entries()) await cards.updateOne({ _id: cardID }, { $set: { ankiGuid: 'perro-note', ankiOrd: index } })
+  const states = databaseOf(app).collection<CardDocument>('cardStates')
+  for (const [index, cardID] of words.cardIDs.entries()) {
+    await cards.updateOne({ _id: cardID }, { $set: { ankiGuid: 'perro-note', ankiOrd: index } })
+    // the card type is copied into the state, which orders the queues by it
+    await states.updateOne({ _id: cardID }, { $set: { ankiOrd: index } })
+  }
   const [forward, reverse] = words.cardIDs as [string, string]
   const expected = [a.first, a.other, b.first, b.other, forward, a.second, b.second, reverse, a.third, b.third]
   const order = async (): Promise<string[]> => (await me.call<{ cards: Array<{ cardID: string }> }>('get-study-queue')).cards.map((card) => card.cardID)

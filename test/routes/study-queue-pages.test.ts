@@ -40,7 +40,7 @@ async function addCards (app: FastifyInstance, user: TestUser, clock: Clock, fla
 async function reviewedAlike (app: FastifyInstance, user: TestUser, deck: Deck): Promise<void> {
   const [first] = deck.cardIDs as [string]
   await expectOk(app, 'review-card', { jwtToken: user.jwtToken, flashcardID: deck.flashcardID, cardID: first, rating: 'easy' })
-  const cards = databaseOf(app).collection<CardDocument>('cards')
+  const cards = databaseOf(app).collection<CardDocument>('cardStates')
   const schedule = await cards.findOne({ _id: first }, {
     projection: { _id: 0, isNew: 1, state: 1, due: 1, stability: 1, difficulty: 1, elapsedDays: 1, scheduledDays: 1, learningSteps: 1, reps: 1, lapses: 1, lastReview: 1 }
   })

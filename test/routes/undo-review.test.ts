@@ -1,12 +1,13 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { databaseOf, buildTestApp, makeDeck, post, registerUser, type TestUser } from '../helpers/app.js'
+import { storedCard } from '../helpers/stored.js'
 
 const MINUTE = 60_000
 
 /** The stored card without its version, which every change bumps (undo included). */
 async function cardState (app: FastifyInstance, cardID: string): Promise<Record<string, unknown>> {
-  const card = await databaseOf(app).collection('cards').findOne({ _id: cardID as never })
+  const card = await storedCard(app, cardID)
   if (card === null) throw new Error(`no card ${cardID}`)
   const state: Record<string, unknown> = { ...card }
   delete state.version
@@ -115,7 +116,7 @@ test('undo-review', async (t) => {
     current = new Date('2026-03-10T12:00:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID, rating: 'good' })
     // as a newer review that reached the card but not yet the log would leave it
-    await databaseOf(app).collection('cards').updateOne({ _id: cardID as never }, { $set: { lastReviewID: 'in-flight' }, $inc: { version: 1 } })
+    await databaseOf(app).collection('cardStates').updateOne({ _id: cardID as never }, { $set: { lastReviewID: 'in-flight' }, $inc: { version: 1 } })
     const card = await cardState(app, cardID)
     const response = await post(app, 'undo-review', { jwtToken: user.jwtToken })
     t.equal(response.statusCode, 409)
@@ -133,6 +134,7 @@ test('undo-review', async (t) => {
     current = new Date('2026-03-10T12:01:00Z')
     await post(app, 'review-card', { jwtToken: user.jwtToken, flashcardID, cardID: deleted, rating: 'good', reviewID: 'gone' })
     await databaseOf(app).collection('cards').deleteOne({ _id: deleted as never })
+    await databaseOf(app).collection('cardStates').deleteOne({ _id: deleted as never })
     const response = await post(app, 'undo-review', { jwtToken: user.jwtToken })
     t.equal(response.statusCode, 200)
     t.match(response.json(), { cardID: deleted, undone_reviewID: 'gone', review_status: '0.0', total_xp: '10' })

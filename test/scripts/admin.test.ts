@@ -122,7 +122,7 @@ test('delete removes every document of the user, and nothing of others', async (
     await expectOk(app, 'create-goal', { jwtToken: user.jwtToken, type: 'Card', target: 5, end_date: '31/12/2099' }, 201)
   }
   const before = await documentsOf(app, leaving.userID)
-  for (const collection of ['users', 'trees', 'cards', 'reviews', 'goals']) t.ok((before[collection] ?? 0) > 0, `${collection} holds documents of the user`)
+  for (const collection of ['users', 'trees', 'cards', 'cardStates', 'reviews', 'goals']) t.ok((before[collection] ?? 0) > 0, `${collection} holds documents of the user`)
   const staysBefore = await documentsOf(app, staying.userID)
 
   const deleted = await admin({ MONGODB_URL: url }, 'delete', leaving.email)
