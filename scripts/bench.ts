@@ -968,7 +968,8 @@ const MIGRATION_WORK: Record<string, string> = {
   'library-to-trees': 'no folder of the old shape to fold into trees: a look, and nothing to drop',
   'queue-starts-from-cards': 'every card grouped by user and queue for its earliest due instant, each account\'s queue starts written',
   'search-pages-pending': 'every account marked to make its search pages at its first search',
-  'staged-search-pages-removed': 'the search pages of staged cards removed: none on these data'
+  'staged-search-pages-removed': 'the search pages of staged cards removed: none on these data',
+  'card-states-apart': 'every card\'s state copied to cardStates, then unset in cards (the copy of the data has them put back in the cards first, as before the step)'
 }
 
 function migrationRows (figures: MigrationFigures | string, marker: Marker): ResultRow[] {
