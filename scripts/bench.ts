@@ -969,7 +969,7 @@ const MIGRATION_WORK: Record<string, string> = {
   'queue-starts-from-cards': 'every card grouped by user and queue for its earliest due instant, each account\'s queue starts written',
   'search-pages-pending': 'every account marked to make its search pages at its first search',
   'staged-search-pages-removed': 'the search pages of staged cards removed: none on these data',
-  'card-states-apart': 'every card\'s state copied to cardStates, then unset in cards (the copy of the data has them put back in the cards first, as before the step)'
+  'card-states-apart': 'every card\'s state copied to cardStates, and the two indexes that served it dropped from cards (the copy of the data has the states put back in the cards first, as before the step)'
 }
 
 function migrationRows (figures: MigrationFigures | string, marker: Marker): ResultRow[] {

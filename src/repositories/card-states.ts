@@ -46,14 +46,19 @@ export function splitCard (card: CardDocument): { content: CardContentDocument, 
 
 /**
  * Cards made whole again: each card's content with its learner's state (the state's fields, none
- * from the content), in the content's order. A card without a state is left out: one made or removed
- * in the same instant as the read, outside its transaction.
+ * from the content: a card written before the states were apart still holds its old ones, which
+ * migration 7 left there, and a field its state no longer has is not taken from them), in the
+ * content's order. A card without a state is left out: one made or removed in the same instant
+ * as the read, outside its transaction.
  */
 export function joinStates<Card extends { _id: string }, State extends { _id: string }> (contents: readonly Card[], states: readonly State[]): Array<Card & State> {
   const byID = new Map(states.map((state) => [state._id, state]))
   return contents.flatMap((content) => {
     const state = byID.get(content._id)
-    return state === undefined ? [] : [{ ...content, ...state }]
+    if (state === undefined) return []
+    const whole: Record<string, unknown> = { ...content, ...state }
+    if ('isNew' in content) for (const field of STATE_FIELDS) if (!(field in state)) delete whole[field]
+    return [whole as Card & State]
   })
 }
 
@@ -293,7 +298,7 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
   async function whole (userID: string, state: CardDocument | null): Promise<CardDocument | null> {
     if (state === null) return null
     const content = await cards.findOne({ _id: state._id, userID }, inSession)
-    return content === null ? null : { ...content, ...state }
+    return content === null ? null : joinStates([content], [state])[0] ?? null
   }
 
 
@@ -560,7 +565,12 @@ export function cardStatesRepository (db: Db, session?: ClientSession) {
     async withBrowsedContent (userID: string, found: readonly BrowsedCard[]): Promise<BrowsedRow[]> {
       if (found.length === 0) return []
       const contents = await cards.find({ _id: { $in: found.map((card) => card._id) }, userID }, { projection: BROWSED_CONTENT, ...oneBatch(found.length + 1), session }).toArray()
-      return joinStates(found, contents) as BrowsedRow[]
+      // in the browse's order; the content read holds no state field, old or new
+      const byID = new Map(contents.map((content) => [content._id, content]))
+      return found.flatMap((card) => {
+        const content = byID.get(card._id)
+        return content === undefined ? [] : [{ ...content, ...card } as BrowsedRow]
+      })
     },
 
     /** How many cards a browse filter shows. */
