@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb'
+import { MongoClient } from 'mongodb'
 import { test } from 'tap'
 import { buildApp } from '../src/app.js'
 import { newId } from '../src/domain/ids.js'
@@ -6,6 +6,7 @@ import { hashPassword } from '../src/domain/passwords.js'
 import { migrate } from '../src/repositories/migrations.js'
 import type { FolderNode } from '../src/domain/library-tree.js'
 import { buildTestApp, databaseOf, post, registerUser, TEST_SECRET, testDatabaseUrl } from './helpers/app.js'
+import { databaseOfItsOwn } from './helpers/old-data.js'
 
 /** The library as an earlier version stored it: one record per folder and flashcard, linked to its parent. */
 function oldLibrary (userID: string) {
@@ -24,16 +25,6 @@ function oldLibrary (userID: string) {
       node(ids.numbers, 'flashcard', ids.spanish, '2024', [ids.languages, ids.spanish])
     ]
   }
-}
-
-/** A database of this test's own, as the old version left it: no app has started on it; dropped when the test ends. */
-async function databaseOfItsOwn (t: { teardown: (fn: () => unknown) => void }): Promise<Db> {
-  const client = await MongoClient.connect(testDatabaseUrl(import.meta.filename))
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  return client.db()
 }
 
 test('a library stored one record per folder and flashcard becomes one tree per user at start-up, once', async (t) => {
@@ -111,7 +102,7 @@ test('a library stored one record per folder and flashcard becomes one tree per 
 })
 
 test('records that lost their place go under a folder "Recovered", counted in the usage; the old collection goes', async (t) => {
-  const db = await databaseOfItsOwn(t)
+  const { db } = await databaseOfItsOwn(t, import.meta.filename)
   const userID = newId()
   await db.collection<{ _id: string, usage: { nodes: number, cards: number, goals: number } }>('users').insertOne({ _id: userID, usage: { nodes: 7, cards: 0, goals: 0 } })
   const { nodes } = oldLibrary(userID)
@@ -131,7 +122,7 @@ test('records that lost their place go under a folder "Recovered", counted in th
 })
 
 test('a run again never overwrites a tree the service edited since', async (t) => {
-  const db = await databaseOfItsOwn(t)
+  const { db } = await databaseOfItsOwn(t, import.meta.filename)
   const userID = newId()
   const { nodes } = oldLibrary(userID)
   await db.collection('library').insertMany(nodes as never[])
@@ -148,7 +139,7 @@ test('a run again never overwrites a tree the service edited since', async (t) =
 })
 
 test('a library too large for one document is left in the old collection, and the others are migrated', async (t) => {
-  const db = await databaseOfItsOwn(t)
+  const { db } = await databaseOfItsOwn(t, import.meta.filename)
   const [large, usual] = [newId(), newId()]
   const top = newId()
   const description = 'd'.repeat(9000)

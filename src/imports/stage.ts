@@ -24,6 +24,7 @@ import { quotaText, type Quotas, type Usage } from '../domain/quotas.js'
 import { Refusal } from '../domain/refusals.js'
 import { queueKeyOf } from '../domain/card-states.js'
 import { CardState, newSchedule } from '../domain/scheduling.js'
+import { oneWriteInFlight } from '../repositories/batches.js'
 import type { CardContent, CardDocument } from '../repositories/cards.js'
 import { repositoriesOf } from '../repositories/index.js'
 import { stagingOwner, type ImportCounts, type ImportPlan, type PlannedFlashcard, type PlannedMedia, type StagedUpdateDocument } from '../repositories/imports.js'
@@ -389,13 +390,8 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
   let firstNew: ImportPlan['firstNew']
   let firstDue: Date | undefined
   // one write in flight while the next batch is made: the database and this thread work side by side
-  let writing: Promise<unknown> = Promise.resolve()
-  const write = async (send: () => Promise<void>): Promise<void> => {
-    await writing
-    writing = send()
-    // a failure is met at the next write or flush; until then it is no unhandled rejection
-    writing.catch(() => {})
-  }
+  const writes = oneWriteInFlight()
+  const write = writes.write
   const flush = async (force: boolean): Promise<void> => {
     if (cardBatch.length >= CARD_BATCH || cardBatchCharacters >= CARD_BATCH_CHARACTERS || (force && cardBatch.length > 0)) {
       const batch = cardBatch
@@ -419,7 +415,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
       updateBatch = []
       await write(async () => { await repositories.imports.stageUpdates(batch) })
     }
-    if (force) await writing
+    if (force) await writes.finished()
   }
 
   const base = job.now * 1000
@@ -579,7 +575,7 @@ async function stagedFrom (pkg: OpenedPackage, db: Db, job: StageJob, progress: 
     await repositories.noteTypes.stage(stagingOwner(importID), [...usedNoteTypes.values()].map((used) => ({ _id: newId(), ...used })), new Date(now))
   } catch (error) {
     // a write still in flight lands after the caller's clean-up unless it is waited for
-    await writing.catch(() => {})
+    await writes.settled()
     throw error
   }
 

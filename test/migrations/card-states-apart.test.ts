@@ -1,18 +1,18 @@
 // Migration 7 (card-states-apart): each card's learner's state, which an earlier version kept in the
 // card's own document, moves to `cardStates` under the card's id, with the copies the queues read;
 // the cards keep their content only, and the service reads them as before.
-import { MongoClient, type Db, type Document } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { BURIED, SUSPENDED } from '../../src/domain/card-states.js'
-import { newId } from '../../src/domain/ids.js'
 import { CardState } from '../../src/domain/scheduling.js'
 import { STATE_COPIES, STATE_FIELDS, splitCard } from '../../src/repositories/card-states.js'
 import type { CardDocument } from '../../src/repositories/cards.js'
 import { MIGRATIONS } from '../../src/repositories/migrations.js'
 import { newCards } from '../../src/services/library.js'
-import { expectOk, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
+import { expectOk, TEST_SECRET } from '../helpers/app.js'
+import { databaseOfItsOwn, oldUserWithFlashcard } from '../helpers/old-data.js'
 import { storedCards } from '../helpers/stored.js'
 import { learner } from '../helpers/today-queues.js'
 
@@ -20,14 +20,6 @@ const DAY = 86_400_000
 const now = new Date('2026-04-10T12:00:00Z')
 
 const step = MIGRATIONS.find((migration) => migration.name === 'card-states-apart')
-
-/** An account as an earlier version stored it. */
-function oldAccount (userID: string): Record<string, unknown> {
-  return {
-    _id: userID, email: `${userID}@example.com`, passwordHash: 'not used', displayName: 'old', timezone: 'UTC', dayStartHour: 4,
-    newCardsPerDay: 20, reviewsPerDay: 200, desiredRetention: 0.9, totalXp: 0, createdAt: new Date('2026-01-01T00:00:00Z')
-  }
-}
 
 /**
  * The cards of one flashcard as an earlier version stored them, each whole in `cards`: new ones,
@@ -70,19 +62,8 @@ function oldCards (userID: string, flashcardID: string): CardDocument[] {
 
 /** A database of the test's own, as the earlier version left it: one user, their tree, their cards whole in `cards` with the indexes that served the state there. */
 async function oldDatabase (t: { teardown: (fn: () => unknown) => void }): Promise<{ db: Db, url: string, userID: string, flashcardID: string, written: CardDocument[] }> {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
-  const userID = newId()
-  const flashcardID = newId()
-  await db.collection<Record<string, unknown> & { _id: string }>('users').insertOne(oldAccount(userID) as never)
-  await db.collection('trees').insertOne({
-    _id: userID as never, userID, version: 1, folders: [{ id: newId(), name: 'Old', folders: [], flashcards: [{ id: flashcardID, name: 'Deck', description: '' }] }]
-  })
+  const { db, url } = await databaseOfItsOwn(t, import.meta.filename)
+  const { userID, flashcardID } = await oldUserWithFlashcard(db)
   const written = oldCards(userID, flashcardID)
   await db.collection<CardDocument>('cards').insertMany(written)
   // the queue's and the flags' indexes, as the earlier version made them on `cards`

@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -7,20 +7,13 @@ import { NO_CARD } from '../../src/domain/queues.js'
 import { CardState } from '../../src/domain/scheduling.js'
 import { migrate } from '../../src/repositories/migrations.js'
 import type { UserDocument } from '../../src/repositories/users.js'
-import { TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
+import { TEST_SECRET } from '../helpers/app.js'
+import { databaseOfItsOwn, oldUserWithFlashcard } from '../helpers/old-data.js'
 import { learner } from '../helpers/today-queues.js'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 const now = new Date('2026-04-10T12:00:00Z')
-
-/** An account as an earlier version stored it: no starts of today's queues. */
-function oldAccount (userID: string): Record<string, unknown> {
-  return {
-    _id: userID, email: `${userID}@example.com`, passwordHash: 'not used', displayName: 'old', timezone: 'UTC', dayStartHour: 4,
-    newCardsPerDay: 20, reviewsPerDay: 200, desiredRetention: 0.9, totalXp: 0, createdAt: new Date('2026-01-01T00:00:00Z')
-  }
-}
 
 /** A card as an earlier version stored it: new (due from its creation) or in review, due at `due`. */
 function oldCard (userID: string, flashcardID: string, isNew: boolean, due: Date, createdOrder: number): Record<string, unknown> {
@@ -31,26 +24,15 @@ function oldCard (userID: string, flashcardID: string, isNew: boolean, due: Date
   }
 }
 
-/** A user's data as an earlier version left it: one flashcard holding `cards`. */
+/** A user's data as an earlier version left it (no starts of today's queues): one flashcard holding `cards`. */
 async function oldUser (db: Db, cards: Array<{ isNew: boolean, due: Date }>): Promise<{ userID: string, flashcardID: string }> {
-  const userID = newId()
-  const flashcardID = newId()
-  await db.collection<Record<string, unknown> & { _id: string }>('users').insertOne(oldAccount(userID) as never)
-  await db.collection('trees').insertOne({
-    _id: userID as never, userID, version: 1, folders: [{ id: newId(), name: 'Old', folders: [], flashcards: [{ id: flashcardID, name: 'Deck', description: '' }] }]
-  })
+  const { userID, flashcardID } = await oldUserWithFlashcard(db)
   if (cards.length > 0) await db.collection('cards').insertMany(cards.map((card, n) => oldCard(userID, flashcardID, card.isNew, card.due, card.due.getTime() * 1000 + n)) as never[])
   return { userID, flashcardID }
 }
 
 test('accounts from before the starts get them from their cards at start-up, and today\'s cards are whole', async (t) => {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
+  const { db, url } = await databaseOfItsOwn(t, import.meta.filename)
   const at = (hoursAgo: number): Date => new Date(now.getTime() - hoursAgo * HOUR)
   // new cards created in batches over past days, review cards overdue by days or due later
   const both = await oldUser(db, [

@@ -1,35 +1,16 @@
-import { MongoClient } from 'mongodb'
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
-import { newId } from '../../src/domain/ids.js'
 import { migrate } from '../../src/repositories/migrations.js'
 import type { UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/services/library.js'
-import { expectOk, registerUser, TEST_SECRET, testDatabaseUrl } from '../helpers/app.js'
-
-/** An account as an earlier version stored it, with one flashcard of cards written without search pages. */
-function oldAccount (userID: string): Record<string, unknown> {
-  return {
-    _id: userID, email: `${userID}@example.com`, passwordHash: 'not used', displayName: 'old', timezone: 'UTC', dayStartHour: 4,
-    newCardsPerDay: 20, reviewsPerDay: 200, desiredRetention: 0.9, totalXp: 0, createdAt: new Date('2026-01-01T00:00:00Z')
-  }
-}
+import { expectOk, registerUser, TEST_SECRET } from '../helpers/app.js'
+import { databaseOfItsOwn, oldUserWithFlashcard } from '../helpers/old-data.js'
 
 test('accounts that held cards before search are marked at start-up, and their first search finds every card', async (t) => {
-  const url = testDatabaseUrl(import.meta.filename)
-  const client = await MongoClient.connect(url)
-  t.teardown(async () => {
-    await client.db().dropDatabase().catch(() => {})
-    await client.close()
-  })
-  const db = client.db()
-  const userID = newId()
-  const flashcardID = newId()
-  await db.collection<Record<string, unknown> & { _id: string }>('users').insertOne(oldAccount(userID) as never)
-  await db.collection('trees').insertOne({
-    _id: userID as never, userID, version: 1, folders: [{ id: newId(), name: 'Old', folders: [], flashcards: [{ id: flashcardID, name: 'Deck', description: '' }] }]
-  })
+  const { db, url } = await databaseOfItsOwn(t, import.meta.filename)
+  // an account as an earlier version stored it, with one flashcard of cards written without search pages
+  const { userID, flashcardID } = await oldUserWithFlashcard(db)
   const cards = newCards(userID, flashcardID, [{ front: 'Élan vital', back: 'life force' }, { cloze: 'The {{c1::élan}} of it' }], new Date('2026-01-02T00:00:00Z'))
   await db.collection('cards').insertMany(cards as never[])
 

@@ -1,20 +1,17 @@
-import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb'
+import type { Collection, Db, Document } from 'mongodb'
+import { oneWriteInFlight } from '../batches.js'
 import { STATE_COPIES, STATE_FIELDS } from '../card-states.js'
+import { onlyDuplicateKeys } from '../duplicate-key.js'
 
 /** How many states are written at a time. */
 const BATCH = 2000
 
-/** A bulk write that failed only on documents already there (a run again after a cut-off). */
-function onlyCopiesThere (error: unknown): boolean {
-  return error instanceof MongoBulkWriteError && error.writeErrors !== undefined &&
-    (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every((written) => written.code === 11000)
-}
-
+/** Writes states; those already there (a run again after a cut-off) stay as they are. */
 async function copy (states: Collection, batch: Document[]): Promise<void> {
   try {
     await states.insertMany(batch, { ordered: false })
   } catch (error) {
-    if (!onlyCopiesThere(error)) throw error
+    if (!onlyDuplicateKeys(error)) throw error
   }
 }
 
@@ -39,12 +36,9 @@ export const cardStatesApart = {
     const started = performance.now()
     const projection = Object.fromEntries([...STATE_FIELDS, ...STATE_COPIES].map((field) => [field, 1]))
     let copied = 0
-    let writing: Promise<void> = Promise.resolve()
+    const writes = oneWriteInFlight()
     const send = async (sent: Document[]): Promise<void> => {
-      await writing
-      writing = copy(states, sent)
-      // awaited by the next send or at the end; until then its failure is not unhandled
-      writing.catch(() => {})
+      await writes.write(async () => { await copy(states, sent) })
       copied += sent.length
     }
     let batch: Document[] = []
@@ -55,7 +49,7 @@ export const cardStatesApart = {
       batch = []
     }
     if (batch.length > 0) await send(batch)
-    await writing
+    await writes.finished()
     for (const name of ['user_queue', 'user_flag']) {
       if ((await cards.indexes()).some((index) => index.name === name)) await cards.dropIndex(name)
     }
