@@ -23,7 +23,7 @@ import { noCard, Refusal } from '../domain/refusals.js'
 import type { FolderOutline } from '../schemas/library-manage.js'
 import { allowanceToday, withBurialsOver } from './today.js'
 import {
-  deckNamesOf, editKeptNote, madeHereNote, noNote, NOTE_BATCH, noteTypeShown, noteTypeDeletionStep, planNoteTypeEdit, renderNotesAgain, rewriteNote,
+  deckNamesOf, editKeptNote, NOTE_BATCH, noteOf, noteTypeShown, noteTypeDeletionStep, planNoteTypeEdit, renderNotesAgain, rewriteNote,
   type MadeHereNote, type NoteTypeEdited, type NoteTypePlan
 } from './notes.js'
 import type { NoteTypeChange } from '../domain/note-types.js'
@@ -736,22 +736,18 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
         throw new Refusal('nothing_to_change', 'body has neither "fields" nor "tags": send what to change')
       }
       return await context.userTransaction(user._id, async (repositories) => {
-        const kept = await repositories.notes.findById(user._id, change.noteID)
-        if (kept !== null) return await editKeptNote(context, repositories, user._id, kept, change)
-        const made = await madeHereNote(repositories, user._id, change.noteID)
-        if (made === null) throw noNote(change.noteID)
-        return await editMadeHereNote(repositories, user, change.noteID, made, change)
+        const found = await noteOf(repositories, user._id, change.noteID)
+        return 'kept' in found
+          ? await editKeptNote(context, repositories, user._id, found.kept, change)
+          : await editMadeHereNote(repositories, user, change.noteID, found.made, change)
       })
     },
 
     /** Deletes a note with every card of it, each as delete-card deletes one; its reviews stay in the log. */
     async deleteNote (userID: string, noteID: string) {
       const cardIDs = await deleteChosen(userID, async (repositories) => {
-        if (await repositories.notes.findById(userID, noteID) === null) {
-          const made = await madeHereNote(repositories, userID, noteID)
-          if (made === null) throw noNote(noteID)
-          return made.cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
-        }
+        const found = await noteOf(repositories, userID, noteID)
+        if ('made' in found) return found.made.cards.map((card) => ({ flashcardID: card.flashcardID, cardID: card._id }))
         const cards = await repositories.cards.ofNoteAnywhere(userID, noteID)
         // a note without cards goes by itself; one with cards goes with its last
         if (cards.length === 0) await repositories.notes.remove(userID, [noteID])

@@ -14,7 +14,7 @@ import type { NoteTypeDocument } from '../repositories/note-types.js'
 import { addToUsageWithinQuotas, storeNewCards, type ServiceContext } from './context.js'
 import { cardDocument, placeAfterLast, storedNoteContent } from './library.js'
 
-export function noNote (noteID: string): Refusal {
+function noNote (noteID: string): Refusal {
   return new Refusal('note_not_found', `no note ${noteID}: a card's noteID names its note, and a note goes with its last card`)
 }
 
@@ -105,20 +105,28 @@ async function storeNoteCards (context: ServiceContext, repositories: Repositori
   await addToUsageWithinQuotas(context, repositories.users, userID, { cards: documents.length })
 }
 
-/** A kept note, its note type and its cards, the user's; 404 for a note the user lacks. */
-async function keptNote (repositories: Repositories, userID: string, noteID: string, found?: NoteDocument): Promise<{ note: NoteDocument, noteType: NoteTypeDocument, cards: CardDocument[] }> {
-  const note = found ?? await repositories.notes.findById(userID, noteID)
-  const noteType = note === null ? null : await repositories.noteTypes.findById(userID, note.noteTypeID)
-  if (note === null || noteType === null) throw noNote(noteID)
-  return { note, noteType, cards: await repositories.cards.ofNoteAnywhere(userID, noteID) }
+/** A kept note with its note type and its cards; 404 when its note type is gone. */
+async function keptNote (repositories: Repositories, userID: string, note: NoteDocument): Promise<{ note: NoteDocument, noteType: NoteTypeDocument, cards: CardDocument[] }> {
+  const noteType = await repositories.noteTypes.findById(userID, note.noteTypeID)
+  if (noteType === null) throw noNote(note._id)
+  return { note, noteType, cards: await repositories.cards.ofNoteAnywhere(userID, note._id) }
+}
+
+/** A note of the user by its id: a kept one (an Anki import's, add-note's), else one made here; 404 for neither. */
+export async function noteOf (repositories: Repositories, userID: string, noteID: string): Promise<{ kept: NoteDocument } | { made: MadeHereNote }> {
+  const kept = await repositories.notes.findById(userID, noteID)
+  if (kept !== null) return { kept }
+  const made = await madeHereNote(repositories, userID, noteID)
+  if (made === null) throw noNote(noteID)
+  return { made }
 }
 
 /**
  * A note made here, which has no document of its own: the cards of a cloze note made here (they
  * share its noteID), or a card of a front and a back (a note of its own, under the card's id).
- * Null for an id of neither; the caller has looked for a kept note of the id first.
+ * Null for an id of neither; the caller has looked for a kept note of the id first (noteOf).
  */
-export async function madeHereNote (repositories: Repositories, userID: string, noteID: string): Promise<MadeHereNote | null> {
+async function madeHereNote (repositories: Repositories, userID: string, noteID: string): Promise<MadeHereNote | null> {
   const siblings = await repositories.cards.ofNoteAnywhere(userID, noteID)
   if (siblings.length > 0) return siblings.every((card) => card.clozeNumber !== undefined) ? { kind: 'cloze', cards: siblings } : null
   const [card] = await repositories.cards.byIds(userID, [noteID])
@@ -143,7 +151,7 @@ async function madeHereNoteTypeID (repositories: Repositories, userID: string, k
  */
 export async function editKeptNote (context: ServiceContext, repositories: Repositories, userID: string, found: NoteDocument,
   change: { fields?: Record<string, string>, tags?: string[] }) {
-  const kept = await keptNote(repositories, userID, found._id, found)
+  const kept = await keptNote(repositories, userID, found)
   const tags = change.tags ?? kept.note.tags
   const fields = editedFields(kept.noteType, kept.note.fields, change.fields ?? {}, tags)
   const now = context.clock()
@@ -463,10 +471,9 @@ export function notesService (context: ServiceContext) {
     /** A note: a kept one (an Anki import's, add-note's), or one made here, shown as a note of Basic or Cloze. */
     async getNote (userID: string, noteID: string) {
       const { repositories } = context
-      const found = await repositories.notes.findById(userID, noteID)
-      if (found === null) {
-        const made = await madeHereNote(repositories, userID, noteID)
-        if (made === null) throw noNote(noteID)
+      const found = await noteOf(repositories, userID, noteID)
+      if ('made' in found) {
+        const { made } = found
         const first = made.cards[0] as CardDocument
         const names = stockOfMadeHere(made.kind).fields
         return {
@@ -477,7 +484,7 @@ export function notesService (context: ServiceContext) {
           cardIDs: made.cards.map((card) => card._id)
         }
       }
-      const { note, noteType, cards } = await keptNote(repositories, userID, noteID, found)
+      const { note, noteType, cards } = await keptNote(repositories, userID, found.kept)
       return {
         noteID: note._id,
         noteTypeID: noteType._id,
