@@ -142,7 +142,7 @@ export async function explainHotQueries (client: MongoClient, db: Db, userID: st
     { query: 'cards.findOne', usedBy: 'review-card', call: () => cards.findOne(userID, someCard.flashcardID, someCard._id) },
     { query: 'reviews.findByReviewID', usedBy: 'review-card (a retried reviewID)', call: () => reviews.findByReviewID(userID, lastReview.reviewID) },
     { query: 'reviews.latest', usedBy: 'undo-review', call: () => reviews.latest(userID, user.studyDay?.start) },
-    { query: 'cards.ofFlashcards', usedBy: 'get-all-cards', call: () => cards.ofFlashcards(userID, allFlashcardIDs) },
+    { query: 'cardStates.ofFlashcards', usedBy: 'get-all-cards', call: () => cardStates.ofFlashcards(userID, allFlashcardIDs) },
     { query: 'trees.read', usedBy: 'get-all-cards', call: () => trees.read(userID) },
     // a page as services/library.ts reads one: a few cards first, then as many as the page is estimated to take
     { query: 'cards.flashcardInCreationOrder', usedBy: 'get-flashcard (its first page)', call: () => firstPage(cards.flashcardInCreationOrder(userID, someCard.flashcardID, null, bounds)) },

@@ -9,8 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Db } from 'mongodb'
 import { newId } from '../../src/domain/ids.js'
 import type { FlashcardNode, FolderNode } from '../../src/domain/library-tree.js'
-import type { CardDocument } from '../../src/repositories/cards.js'
-import { splitCard, type CardContentDocument, type CardStateDocument } from '../../src/repositories/card-states.js'
+import { cardsRepository, type CardDocument } from '../../src/repositories/cards.js'
 import type { TreeDocument } from '../../src/repositories/trees.js'
 import type { UserDocument } from '../../src/repositories/users.js'
 import { newCards } from '../../src/services/library.js'
@@ -76,11 +75,8 @@ export async function seedLibraries (app: FastifyInstance, db: Db, headroom: num
       }
     }
     visit(folders)
-    for (let start = 0; start < cards.length; start += 1000) {
-      const parts = cards.slice(start, start + 1000).map(splitCard)
-      await db.collection<CardContentDocument>('cards').insertMany(parts.map((part) => part.content))
-      await db.collection<CardStateDocument>('cardStates').insertMany(parts.map((part) => part.state))
-    }
+    // as the service stores them, without the search pages no bench of libraries reads
+    for (let start = 0; start < cards.length; start += 1000) await cardsRepository(db).insertMany(cards.slice(start, start + 1000), { searchable: false })
     await db.collection<UserDocument>('users').updateOne({ _id: userID }, { $set: { 'usage.nodes': nodes, 'usage.cards': cards.length } })
   }
 }

@@ -202,16 +202,6 @@ function readerInCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdO
   }
 }
 
-/** The cards of some flashcards read in two halves side by side (a core each on the embedded database), then put in creation order. */
-async function inCreationOrder<Card extends Pick<CardDocument, '_id' | 'createdOrder'>> (
-  flashcardIDs: readonly string[], read: (part: string[]) => Promise<Card[]>
-): Promise<Card[]> {
-  const half = Math.ceil(flashcardIDs.length / 2)
-  const halves = [flashcardIDs.slice(0, half), flashcardIDs.slice(half)].filter((part) => part.length > 0)
-  const found = (await Promise.all(halves.map(read))).flat()
-  return found.sort((a, b) => a.createdOrder - b.createdOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
-}
-
 /**
  * The user's cards: their content, note, flashcard and place in creation order, and their
  * making, moving and removal; the learner's state of each (schedule, standing, queue) is read and
@@ -231,6 +221,11 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     if (contents.length === 0) return []
     const found = await states.find({ _id: { $in: contents.map((card) => card._id) }, userID }, { ...(projection === undefined ? {} : { projection }), ...oneBatch(contents.length + 1), session }).toArray()
     return joinStates(contents, found)
+  }
+
+  /** One card read from `cards` made whole with its state; null for none. */
+  async function whole (userID: string, content: CardDocument | null): Promise<CardDocument | null> {
+    return content === null ? null : (await withStates(userID, [content]))[0] ?? null
   }
 
   return {
@@ -435,8 +430,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     async findOne (userID: string, flashcardID: string, cardID: string): Promise<CardDocument | null> {
-      const content = await cards.findOne({ _id: cardID, userID, flashcardID }, inSession)
-      return content === null ? null : (await withStates(userID, [content]))[0] ?? null
+      return await whole(userID, await cards.findOne({ _id: cardID, userID, flashcardID }, inSession))
     },
 
     /**
@@ -517,8 +511,7 @@ export function cardsRepository (db: Db, session?: ClientSession) {
     },
 
     async findById (userID: string, cardID: string): Promise<CardDocument | null> {
-      const content = await cards.findOne({ _id: cardID, userID }, inSession)
-      return content === null ? null : (await withStates(userID, [content]))[0] ?? null
+      return await whole(userID, await cards.findOne({ _id: cardID, userID }, inSession))
     },
 
     /** Cards by id, with their content and standing, in no order: those not the user's are left out. Index _id. */
@@ -541,19 +534,6 @@ export function cardsRepository (db: Db, session?: ClientSession) {
         { $group: { _id: '$flashcardID', count: { $sum: 1 } } }
       ], inSession).toArray()
       return new Map(groups.map((group) => [group._id, group.count]))
-    },
-
-    /**
-     * Every card of the flashcards given, in creation order, with what the
-     * tree shows of it. Sorted here: no index gives a user's cards in that
-     * order, so the database would sort them in memory too, and slower. The
-     * flashcards are split in two halves read side by side: the embedded
-     * database answers each on a core of its own. Index user_flashcard.
-     */
-    async ofFlashcards (userID: string, flashcardIDs: readonly string[]): Promise<Array<TreeCard & Pick<CardDocument, 'createdOrder'>>> {
-      // in one batch each (the server still caps one at 16 MiB)
-      return await inCreationOrder(flashcardIDs, async (part) => await states.find(
-        { userID, flashcardID: { $in: part } }, { projection: { ...TREE_PROJECTION, createdOrder: 1 }, ...oneBatch(100_000), session }).toArray())
     },
 
     /**

@@ -878,13 +878,13 @@ export function libraryService (context: ServiceContext, renders: NoteTypeRender
      * that hold their cards.
      */
     async allCards (user: UserDocument, options: { content: boolean, cursor?: string } = { content: false }): Promise<string> {
-      const { trees, cards } = context.repositories
+      const { trees, cards, cardStates } = context.repositories
       if (!options.content) {
         if (options.cursor !== undefined) {
           throw new Refusal('invalid_field', 'body.cursor pages get-all-cards with content: true only; without content the answer is the whole library at once: send no cursor')
         }
         const tree = await trees.read(user._id)
-        return treeJson(tree, cardLeaves(await cards.ofFlashcards(user._id, flashcardIDsIn(tree.folders)), user), { includeEmpty: true })
+        return treeJson(tree, cardLeaves(await cardStates.ofFlashcards(user._id, flashcardIDsIn(tree.folders)), user), { includeEmpty: true })
       }
       const after = options.cursor === undefined ? null : placeOfCursor(options.cursor, LIBRARY_PAGES)
       const tree = await trees.read(user._id)

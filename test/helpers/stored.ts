@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db, Filter, Sort } from 'mongodb'
-import { joinStates, splitCard, type CardStateDocument } from '../../src/repositories/card-states.js'
-import type { CardDocument } from '../../src/repositories/cards.js'
+import { joinStates } from '../../src/repositories/card-states.js'
+import { cardsRepository, type CardDocument } from '../../src/repositories/cards.js'
 import { databaseOf } from './app.js'
 
 /**
@@ -71,10 +71,7 @@ export async function storedCard (source: FastifyInstance | Db, cardID: string):
   return (await storedCards(source, { _id: cardID }))[0] ?? null
 }
 
-/** Writes whole cards straight to the database, as the service stores them: content in `cards`, state in `cardStates`. */
+/** Writes whole cards straight to the database, as the service stores them (content in `cards`, state in `cardStates`), without search pages. */
 export async function insertStoredCards (db: Db, cards: readonly CardDocument[]): Promise<void> {
-  if (cards.length === 0) return
-  const parts = cards.map(splitCard)
-  await db.collection<CardDocument>('cards').insertMany(parts.map((part) => part.content as CardDocument))
-  await db.collection<CardStateDocument>('cardStates').insertMany(parts.map((part) => part.state))
+  await cardsRepository(db).insertMany([...cards], { searchable: false })
 }
