@@ -90,7 +90,8 @@ export function browseService (context: ServiceContext, search: SearchService) {
         ])
       }
       // the content of the page's cards only, read once their states have chosen them
-      const page = await repositories.cardStates.withBrowsedContent(account._id, found.slice(0, BROWSE_PAGE_ROWS).map(({ card }) => card))
+      const chosen = found.slice(0, BROWSE_PAGE_ROWS)
+      const page = await repositories.cardStates.withBrowsedContent(account._id, chosen.map(({ card }) => card))
       const flashcards = flashcardsWithPaths(tree, new Set(page.map((card) => card.flashcardID)))
       // the note types' names, read once when a card of the page names one
       const noteTypes = page.some((card) => card.noteTypeID !== undefined)
@@ -102,7 +103,7 @@ export function browseService (context: ServiceContext, search: SearchService) {
         const noteType = (card.noteTypeID === undefined ? undefined : noteTypes.get(card.noteTypeID)) ?? stockOfMadeHere(card.clozeNumber === undefined ? 'basic' : 'cloze').name
         return flashcard === undefined ? [] : [browseRow(card, flashcard, account, now, noteType)]
       })
-      const last = found.slice(0, BROWSE_PAGE_ROWS).at(-1)
+      const last = chosen.at(-1)
       return {
         cards,
         total: String(total),
